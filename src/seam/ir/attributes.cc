@@ -1,0 +1,61 @@
+#include "seam/ir/attributes.h"
+
+#include <array>
+
+namespace seam {
+namespace {
+
+constexpr std::array<absl::string_view, 6> kDirectionNames = {
+    "EQ", "NE", "GE", "GT", "LE", "LT"};
+
+void AppendCalled(const std::optional<ComputationRef>& ref,
+                  std::vector<Computation*>& out) {
+  if (ref.has_value()) out.push_back(*ref);
+}
+void AppendCalled(const std::optional<ComputationRefList>& refs,
+                  std::vector<Computation*>& out) {
+  if (refs.has_value()) out.insert(out.end(), refs->begin(), refs->end());
+}
+template <typename T>
+void AppendCalled(const std::optional<T>&, std::vector<Computation*>&) {}
+
+}  // namespace
+
+absl::string_view ComparisonDirectionName(ComparisonDirection d) {
+  return kDirectionNames[static_cast<size_t>(d)];
+}
+
+std::optional<ComparisonDirection> ComparisonDirectionFromName(
+    absl::string_view name) {
+  for (size_t i = 0; i < kDirectionNames.size(); ++i) {
+    if (kDirectionNames[i] == name) return static_cast<ComparisonDirection>(i);
+  }
+  return std::nullopt;
+}
+
+const VerbatimAttribute* Attributes::FindVerbatim(absl::string_view name) const {
+  for (const VerbatimAttribute& attr : verbatim) {
+    if (attr.name == name) return &attr;
+  }
+  return nullptr;
+}
+
+std::vector<Computation*> Attributes::CalledComputations() const {
+  std::vector<Computation*> out;
+#define SEAM_ATTR(member, text, Type) AppendCalled(member, out);
+#include "seam/ir/attributes.def"
+#undef SEAM_ATTR
+  return out;
+}
+
+const std::vector<absl::string_view>& TypedAttributeNames() {
+  static const auto* names = new std::vector<absl::string_view>{
+#define SEAM_ATTR(member, text, Type) text,
+#include "seam/ir/attributes.def"
+#include "absl/strings/string_view.h"
+#undef SEAM_ATTR
+  };
+  return *names;
+}
+
+}  // namespace seam

@@ -1,0 +1,57 @@
+#include "seam/ir/float16.h"
+
+#include <bit>
+#include <cmath>
+
+namespace seam {
+
+uint16_t FloatToBF16(float value) {
+  uint32_t bits = std::bit_cast<uint32_t>(value);
+  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x0040);
+  uint32_t rounding_bias = 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + rounding_bias) >> 16);
+}
+
+float BF16ToFloat(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+uint16_t FloatToHalf(float value) {
+  uint32_t bits = std::bit_cast<uint32_t>(value);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t abs_bits = bits & 0x7fffffff;
+  if (abs_bits >= 0x7f800000) {  // inf or nan
+    return sign | (abs_bits > 0x7f800000 ? 0x7e00 : 0x7c00);
+  }
+  if (abs_bits >= 0x477ff000) return sign | 0x7c00;  // rounds past 65504
+  int exponent = static_cast<int>(abs_bits >> 23) - 127;
+  uint32_t mantissa = (abs_bits & 0x7fffff) | 0x800000;
+  if (exponent < -25) return sign;  // below half the smallest subnormal
+  int shift = exponent < -14 ? (-14 - exponent) + 13 : 13;
+  uint32_t half_mantissa = mantissa >> shift;
+  uint32_t remainder = mantissa & ((1u << shift) - 1);
+  uint32_t halfway = 1u << (shift - 1);
+  if (remainder > halfway || (remainder == halfway && (half_mantissa & 1))) {
+    ++half_mantissa;  // may carry into the exponent, which is still right
+  }
+  if (exponent < -14) return sign | static_cast<uint16_t>(half_mantissa);
+  uint32_t result = (static_cast<uint32_t>(exponent + 15) << 10) +
+                    (half_mantissa - 0x400);
+  return sign | static_cast<uint16_t>(result);
+}
+
+float HalfToFloat(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1f;
+  uint32_t mantissa = bits & 0x3ff;
+  if (exponent == 0x1f) {
+    return std::bit_cast<float>(sign | 0x7f800000 | (mantissa << 13));
+  }
+  if (exponent == 0) {
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+}  // namespace seam

@@ -1,0 +1,58 @@
+// A constant's value: a dense array of elements in logical (row-major) order,
+// a tuple of literals, or a placeholder for a value the text elided (`{...}`).
+// Element types Seam does not compute with keep their text verbatim.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seam/ir/shape.h"
+
+namespace seam {
+
+class Literal {
+ public:
+  // A literal of `shape` whose elements are all zero.
+  explicit Literal(Shape shape);
+  // A literal whose values were elided in text as `{...}`.
+  static Literal Elided(Shape shape);
+  // A literal of an opaque element type, kept as the text that wrote it.
+  static Literal Opaque(Shape shape, std::string text);
+
+  const Shape& shape() const { return shape_; }
+  bool is_elided() const { return elided_; }
+  bool is_opaque() const { return !opaque_text_.empty(); }
+  const std::string& opaque_text() const { return opaque_text_; }
+  int64_t element_count() const { return element_count_; }
+
+  // Element access by logical linear index. Floats convert to and from double
+  // (rounding to nearest even for bf16/f16); integers and pred use the raw
+  // two's-complement bits, sign-extended for signed types.
+  double GetDouble(int64_t i) const;
+  void SetDouble(int64_t i, double value);
+  uint64_t GetBits(int64_t i) const;
+  void SetBits(int64_t i, uint64_t bits);
+  int64_t GetInt(int64_t i) const;
+  std::complex<double> GetComplex(int64_t i) const;
+  void SetComplex(int64_t i, std::complex<double> value);
+
+  const std::vector<Literal>& tuple_elements() const { return elements_; }
+  std::vector<Literal>& mutable_tuple_elements() { return elements_; }
+
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  std::vector<uint8_t>& mutable_bytes() { return bytes_; }
+
+  bool operator==(const Literal& other) const = default;
+
+ private:
+  Shape shape_;
+  int64_t element_count_ = 0;
+  std::vector<uint8_t> bytes_;
+  std::vector<Literal> elements_;
+  bool elided_ = false;
+  std::string opaque_text_;
+};
+
+}  // namespace seam

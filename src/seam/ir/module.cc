@@ -1,0 +1,91 @@
+#include "seam/ir/module.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "seam/util/status_macros.h"
+#include "absl/strings/string_view.h"
+
+namespace seam {
+
+Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
+  computation->parent_ = this;
+  computations_.push_back(std::move(computation));
+  return computations_.back().get();
+}
+
+void Module::RemoveComputation(Computation* computation) {
+  SEAM_CHECK(computation != entry_);
+  auto it = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == computation; });
+  SEAM_CHECK(it != computations_.end());
+  computations_.erase(it);
+}
+
+Computation* Module::FindComputation(absl::string_view name) const {
+  for (const auto& computation : computations_) {
+    if (computation->name() == name) return computation.get();
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<Computation*>> Module::MakeComputationPostOrder()
+    const {
+  enum class Mark { kNone, kActive, kDone };
+  absl::flat_hash_map<const Computation*, Mark> marks;
+  std::vector<Computation*> order;
+  // Iterative DFS over callees with an explicit stack of pending callees.
+  struct Frame {
+    Computation* computation;
+    std::vector<Computation*> callees;
+    size_t next = 0;
+  };
+  auto callees_of = [](Computation* c) {
+    std::vector<Computation*> callees;
+    for (const auto& instruction : c->instructions()) {
+      for (Computation* callee : instruction->CalledComputations()) {
+        if (callee != nullptr) callees.push_back(callee);
+      }
+    }
+    return callees;
+  };
+  for (const auto& root : computations_) {
+    if (marks[root.get()] != Mark::kNone) continue;
+    std::vector<Frame> stack;
+    marks[root.get()] = Mark::kActive;
+    stack.push_back({root.get(), callees_of(root.get())});
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.next < frame.callees.size()) {
+        Computation* callee = frame.callees[frame.next++];
+        Mark& mark = marks[callee];
+        if (mark == Mark::kActive) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "computation '", callee->name(), "' calls itself through '",
+              frame.computation->name(), "'"));
+        }
+        if (mark == Mark::kNone) {
+          mark = Mark::kActive;
+          stack.push_back({callee, callees_of(callee)});
+        }
+        continue;
+      }
+      marks[frame.computation] = Mark::kDone;
+      order.push_back(frame.computation);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+int64_t Module::InstructionCount() const {
+  int64_t count = 0;
+  for (const auto& computation : computations_) {
+    count += computation->instruction_count();
+  }
+  return count;
+}
+
+}  // namespace seam

@@ -1,0 +1,61 @@
+#include "seam/ir/opcode.h"
+
+#include <array>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace seam {
+namespace {
+
+struct OpcodeInfo {
+  absl::string_view name;
+  int arity;
+  OpCategory category;
+  uint8_t flags;
+};
+
+constexpr std::array<OpcodeInfo, kOpcodeCount> kOpcodes = {{
+#define SEAM_OP(e, text, arity, category, flags) \
+  {text, arity, OpCategory::category, flags},
+#include "seam/ir/ops.def"
+#include "absl/strings/string_view.h"
+#undef SEAM_OP
+}};
+
+const OpcodeInfo& Info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
+
+}  // namespace
+
+absl::string_view OpcodeName(Opcode op) { return Info(op).name; }
+int OpcodeArity(Opcode op) { return Info(op).arity; }
+OpCategory OpcodeCategory(Opcode op) { return Info(op).category; }
+uint8_t OpcodeFlags(Opcode op) { return Info(op).flags; }
+
+std::optional<Opcode> OpcodeFromName(absl::string_view name) {
+  static const auto* by_name = [] {
+    auto* map = new absl::flat_hash_map<absl::string_view, Opcode>();
+    for (int i = 0; i < kOpcodeCount; ++i) {
+      map->emplace(kOpcodes[i].name, static_cast<Opcode>(i));
+    }
+    return map;
+  }();
+  auto it = by_name->find(name);
+  if (it == by_name->end()) return std::nullopt;
+  return it->second;
+}
+
+absl::string_view OpCategoryName(OpCategory category) {
+  switch (category) {
+    case OpCategory::kElementwise: return "elementwise";
+    case OpCategory::kDataMovement: return "data-movement";
+    case OpCategory::kReduction: return "reduction";
+    case OpCategory::kLibrary: return "library";
+    case OpCategory::kComposite: return "composite";
+    case OpCategory::kControl: return "control";
+    case OpCategory::kCollective: return "collective";
+    case OpCategory::kOpaque: return "opaque";
+  }
+  return "unknown";
+}
+
+}  // namespace seam
