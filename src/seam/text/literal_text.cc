@@ -1,0 +1,183 @@
+#include "seam/text/literal_text.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "seam/util/status_macros.h"
+
+namespace seam {
+namespace {
+
+absl::Status ParseElement(Scanner& scanner, Literal& literal, int64_t index) {
+  DType dtype = literal.shape().dtype();
+  size_t start = (scanner.SkipTrivia(), scanner.pos());
+  if (dtype == DType::kPred) {
+    if (scanner.TryConsume("true")) return literal.SetBits(index, 1), absl::OkStatus();
+    if (scanner.TryConsume("false")) return literal.SetBits(index, 0), absl::OkStatus();
+    SEAM_ASSIGN_OR_RETURN(int64_t v, scanner.Integer("true, false, 0 or 1"));
+    if (v != 0 && v != 1) return scanner.ErrorAtOffset(start, "pred value must be 0 or 1");
+    literal.SetBits(index, static_cast<uint64_t>(v));
+    return absl::OkStatus();
+  }
+  if (IsComplex(dtype)) {
+    SEAM_RETURN_IF_ERROR(scanner.Expect("("));
+    SEAM_ASSIGN_OR_RETURN(double re, scanner.Double());
+    SEAM_RETURN_IF_ERROR(scanner.Expect(","));
+    SEAM_ASSIGN_OR_RETURN(double im, scanner.Double());
+    SEAM_RETURN_IF_ERROR(scanner.Expect(")"));
+    literal.SetComplex(index, {re, im});
+    return absl::OkStatus();
+  }
+  if (IsFloat(dtype)) {
+    SEAM_ASSIGN_OR_RETURN(double v, scanner.Double());
+    literal.SetDouble(index, v);
+    return absl::OkStatus();
+  }
+  // Integers: exact, range-checked against the element type.
+  SEAM_ASSIGN_OR_RETURN(std::string text, scanner.NumberText());
+  int bits = DTypeBits(dtype);
+  if (IsUnsigned(dtype)) {
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size() ||
+        (bits < 64 && v >> bits) != 0) {
+      return scanner.ErrorAtOffset(
+          start, absl::StrCat("'", text, "' is not a valid ", DTypeName(dtype), " value"));
+    }
+    literal.SetBits(index, v);
+    return absl::OkStatus();
+  }
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  int64_t limit = bits < 64 ? int64_t{1} << (bits - 1) : 0;
+  if (ec != std::errc() || ptr != text.data() + text.size() ||
+      (bits < 64 && (v < -limit || v >= limit))) {
+    return scanner.ErrorAtOffset(
+        start, absl::StrCat("'", text, "' is not a valid ", DTypeName(dtype), " value"));
+  }
+  literal.SetBits(index, static_cast<uint64_t>(v));
+  return absl::OkStatus();
+}
+
+// Parses the nested braces for dimensions [dim, rank); `index` is the linear
+// index of the first element of this sub-array.
+absl::Status ParseNested(Scanner& scanner, Literal& literal, int dim,
+                         int64_t index, int64_t stride) {
+  const Shape& shape = literal.shape();
+  if (dim == shape.rank()) return ParseElement(scanner, literal, index);
+  size_t start = (scanner.SkipTrivia(), scanner.pos());
+  SEAM_RETURN_IF_ERROR(scanner.Expect("{"));
+  int64_t size = shape.dim(dim);
+  int64_t inner = size == 0 ? 0 : stride / size;
+  int64_t count = 0;
+  if (!scanner.TryConsume("}")) {
+    do {
+      if (count < size) {
+        SEAM_RETURN_IF_ERROR(
+            ParseNested(scanner, literal, dim + 1, index + count * inner, inner));
+      } else {
+        return scanner.ErrorAtOffset(
+            start, absl::StrCat("literal has more than ", size,
+                                " elements in dimension ", dim));
+      }
+      ++count;
+    } while (scanner.TryConsume(","));
+    SEAM_RETURN_IF_ERROR(scanner.Expect("}"));
+  }
+  if (count != size) {
+    return scanner.ErrorAtOffset(
+        start, absl::StrCat("literal has ", count, " elements in dimension ", dim,
+                            ", expected ", size));
+  }
+  return absl::OkStatus();
+}
+
+std::string FormatFloat(DType dtype, double value) {
+  char buffer[64];
+  std::to_chars_result result =
+      dtype == DType::kF64
+          ? std::to_chars(buffer, buffer + sizeof(buffer), value)
+          : std::to_chars(buffer, buffer + sizeof(buffer), static_cast<float>(value));
+  return std::string(buffer, result.ptr);
+}
+
+std::string PrintElement(const Literal& literal, int64_t i) {
+  DType dtype = literal.shape().dtype();
+  if (dtype == DType::kPred) return literal.GetBits(i) ? "true" : "false";
+  if (IsComplex(dtype)) {
+    std::complex<double> v = literal.GetComplex(i);
+    DType part = dtype == DType::kC64 ? DType::kF32 : DType::kF64;
+    return absl::StrCat("(", FormatFloat(part, v.real()), ", ",
+                        FormatFloat(part, v.imag()), ")");
+  }
+  if (IsFloat(dtype)) return FormatFloat(dtype, literal.GetDouble(i));
+  if (IsUnsigned(dtype)) return absl::StrCat(literal.GetBits(i));
+  return absl::StrCat(literal.GetInt(i));
+}
+
+void PrintNested(const Literal& literal, int dim, int64_t index, int64_t stride,
+                 std::string& out) {
+  const Shape& shape = literal.shape();
+  if (dim == shape.rank()) {
+    out += PrintElement(literal, index);
+    return;
+  }
+  bool innermost = dim + 1 == shape.rank();
+  int64_t size = shape.dim(dim);
+  int64_t inner = size == 0 ? 0 : stride / size;
+  out += innermost ? "{" : "{ ";
+  for (int64_t i = 0; i < size; ++i) {
+    if (i > 0) out += ", ";
+    PrintNested(literal, dim + 1, index + i * inner, inner, out);
+  }
+  out += innermost ? "}" : " }";
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> ParseLiteral(Scanner& scanner, const Shape& shape) {
+  if (shape.IsTuple()) {
+    Literal literal(shape);
+    SEAM_RETURN_IF_ERROR(scanner.Expect("("));
+    auto& elements = literal.mutable_tuple_elements();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (i > 0) SEAM_RETURN_IF_ERROR(scanner.Expect(","));
+      SEAM_ASSIGN_OR_RETURN(elements[i], ParseLiteral(scanner, shape.tuple_shapes()[i]));
+    }
+    SEAM_RETURN_IF_ERROR(scanner.Expect(")"));
+    return literal;
+  }
+  if (scanner.TryConsume("{...}")) return Literal::Elided(shape);
+  if (DTypeKindOf(shape.dtype()) == DTypeKind::kOpaque ||
+      shape.dtype() == DType::kToken) {
+    SEAM_ASSIGN_OR_RETURN(std::string raw, scanner.RawUntilClosingParen());
+    return Literal::Opaque(shape, raw);
+  }
+  if (!shape.ElementCount().has_value()) {
+    return scanner.Error("a constant must have a static shape");
+  }
+  Literal literal(shape);
+  int64_t count = literal.element_count();
+  SEAM_RETURN_IF_ERROR(ParseNested(scanner, literal, 0, 0, count));
+  return literal;
+}
+
+std::string PrintLiteral(const Literal& literal) {
+  if (literal.is_elided()) return "{...}";
+  if (literal.is_opaque()) return literal.opaque_text();
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
+    std::string out = "(";
+    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+      if (i > 0) out += ", ";
+      out += PrintLiteral(literal.tuple_elements()[i]);
+    }
+    return out + ")";
+  }
+  std::string out;
+  PrintNested(literal, 0, 0, literal.element_count(), out);
+  return out;
+}
+
+}  // namespace seam

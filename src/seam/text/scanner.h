@@ -1,0 +1,81 @@
+// A character-level scanner over HLO text. HLO mixes ordinary tokens with
+// compact forms (`3x3`, `0_1x0_1`, `b01f_01io->b01f`, `{1,0:T(8,128)}`), so the
+// parser pulls tokens on demand instead of lexing the file up front.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "seam/ir/source_location.h"
+#include "seam/text/source_file.h"
+
+namespace seam {
+
+class Scanner {
+ public:
+  // Scans `file` between byte offsets [begin, end).
+  Scanner(const SourceFile& file, size_t begin, size_t end);
+
+  // Skips spaces, newlines, `// ...` and `/* ... */` comments.
+  void SkipTrivia();
+  bool AtEnd();  // after trivia
+  // The next character after trivia, or '\0' at the end.
+  char Peek();
+  // The character right at the cursor, trivia not skipped.
+  char PeekRaw() const { return pos_ < end_ ? text_[pos_] : '\0'; }
+  char PeekRawAt(size_t ahead) const {
+    return pos_ + ahead < end_ ? text_[pos_ + ahead] : '\0';
+  }
+  void Advance(size_t n = 1) { pos_ = std::min(pos_ + n, end_); }
+  size_t pos() const { return pos_; }
+  void set_pos(size_t pos) { pos_ = pos; }
+
+  // Consumes `token` (after trivia) if it is next.
+  bool TryConsume(absl::string_view token);
+  // Consumes `token` or fails with "expected 'token'".
+  absl::Status Expect(absl::string_view token);
+
+  // A name: letters, digits, `_ . - $`, with an optional leading `%` that is
+  // dropped. Fails when there is none.
+  absl::StatusOr<std::string> Name(absl::string_view what = "name");
+  // Like Name but returns empty instead of failing, and keeps the cursor.
+  std::string PeekWord();
+  absl::StatusOr<int64_t> Integer(absl::string_view what = "integer");
+  // The text of a number as written: optional sign, digits, fraction,
+  // exponent, or inf / nan.
+  absl::StatusOr<std::string> NumberText();
+  // A floating-point value: a number, inf or nan, with an optional sign.
+  absl::StatusOr<double> Double();
+  // A double-quoted string with C escapes, unescaped.
+  absl::StatusOr<std::string> QuotedString();
+  // The text of one attribute value that Seam keeps verbatim: up to a `,`,
+  // newline or unmatched closer at nesting depth 0. Newlines inside become
+  // single spaces.
+  absl::StatusOr<std::string> VerbatimValue();
+  // The raw text up to the `)` closing the current nesting level (excluded).
+  absl::StatusOr<std::string> RawUntilClosingParen();
+
+  SourceLocation Location() const;
+  SourceLocation LocationAt(size_t offset) const;
+  // An InvalidArgument error at the cursor (after trivia) / at `offset`.
+  absl::Status Error(absl::string_view message);
+  absl::Status ErrorAtOffset(size_t offset, absl::string_view message) const;
+  // "expected X, found 'y'" at the cursor.
+  absl::Status Unexpected(absl::string_view expected);
+
+ private:
+  absl::Status SkipQuoted(std::string* out);
+  const SourceFile& file_;
+  const char* text_;
+  size_t pos_;
+  size_t end_;
+};
+
+// True for characters that may appear inside a name.
+bool IsNameChar(char c);
+
+}  // namespace seam
