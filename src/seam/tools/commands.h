@@ -1,0 +1,14 @@
+// The `seam` subcommands. Each registers its flags on a CLI11 subcommand and
+// runs when that subcommand is chosen, returning the process exit code.
+#pragma once
+
+#include <functional>
+
+#include "CLI/CLI.hpp"
+
+namespace seam {
+
+// Adds `seam opt` to `app`; the returned function runs it.
+std::function<int()> AddOptCommand(CLI::App& app);
+
+}  // namespace seam
