@@ -1,5 +1,6 @@
 // The opcode and element-type tables are the only lists: every entry must be
 // reachable by name and have consistent properties.
+#include <cmath>
 #include <set>
 #include <string>
 

@@ -59,7 +59,9 @@ void ExpectSameStructure(const Module& a, const Module& b) {
         ASSERT_EQ(called_x[k]->name(), called_y[k]->name());
       }
       ASSERT_EQ(x.literal() == nullptr, y.literal() == nullptr);
-      if (x.literal() != nullptr) ASSERT_EQ(*x.literal(), *y.literal());
+      if (x.literal() != nullptr) {
+        ASSERT_EQ(*x.literal(), *y.literal());
+      }
     }
   }
 }

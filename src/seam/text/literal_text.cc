@@ -2,8 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "seam/ir/float16.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -93,13 +96,25 @@ absl::Status ParseNested(Scanner& scanner, Literal& literal, int dim,
   return absl::OkStatus();
 }
 
+// The shortest decimal that reads back to the same value of `dtype`.
 std::string FormatFloat(DType dtype, double value) {
   char buffer[64];
-  std::to_chars_result result =
-      dtype == DType::kF64
-          ? std::to_chars(buffer, buffer + sizeof(buffer), value)
-          : std::to_chars(buffer, buffer + sizeof(buffer), static_cast<float>(value));
-  return std::string(buffer, result.ptr);
+  if (dtype == DType::kF64) {
+    return std::string(buffer, std::to_chars(buffer, buffer + sizeof(buffer), value).ptr);
+  }
+  float f = static_cast<float>(value);
+  if (dtype == DType::kBF16 || dtype == DType::kF16) {
+    auto narrow = [dtype](float x) {
+      return dtype == DType::kBF16 ? FloatToBF16(x) : FloatToHalf(x);
+    };
+    if (std::isfinite(f)) {
+      for (int digits = 1; digits < 9; ++digits) {
+        std::snprintf(buffer, sizeof(buffer), "%.*g", digits, f);
+        if (narrow(std::strtof(buffer, nullptr)) == narrow(f)) return buffer;
+      }
+    }
+  }
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof(buffer), f).ptr);
 }
 
 std::string PrintElement(const Literal& literal, int64_t i) {
