@@ -41,6 +41,13 @@ class Literal {
   const std::vector<Literal>& tuple_elements() const { return elements_; }
   std::vector<Literal>& mutable_tuple_elements() { return elements_; }
 
+  // The elements as an array of their storage type (see eval's element
+  // traits); the buffer is allocated with operator new, so suitably aligned.
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(bytes_.data()); }
+  template <typename T>
+  T* mutable_data() { return reinterpret_cast<T*>(bytes_.data()); }
+
   const std::vector<uint8_t>& bytes() const { return bytes_; }
   std::vector<uint8_t>& mutable_bytes() { return bytes_; }
 

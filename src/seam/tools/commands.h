@@ -10,5 +10,7 @@ namespace seam {
 
 // Adds `seam opt` to `app`; the returned function runs it.
 std::function<int()> AddOptCommand(CLI::App& app);
+// Adds `seam run`.
+std::function<int()> AddRunCommand(CLI::App& app);
 
 }  // namespace seam

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     commands.push_back({app.get_subcommands({})[before], std::move(run)});
   };
   add(seam::AddOptCommand);
+  add(seam::AddRunCommand);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,136 @@
+// convert, bitcast-convert, reduce-precision and stochastic-convert.
+// convert: float -> int truncates toward zero, saturates, and maps NaN to 0;
+// int -> int wraps; anything -> pred is `!= 0`; complex -> real keeps the real
+// part; float -> narrower float rounds to nearest even.
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "seam/eval/element_traits.h"
+#include "seam/eval/ops.h"
+#include "seam/eval/scalar_ops.h"
+
+namespace seam {
+namespace {
+
+template <typename From, typename To>
+typename To::Compute ConvertValue(typename From::Compute v) {
+  using F = typename From::Compute;
+  using C = typename To::Compute;
+  if constexpr (kIsComplex<To>) {
+    if constexpr (kIsComplex<From>) {
+      return C(static_cast<typename C::value_type>(v.real()),
+               static_cast<typename C::value_type>(v.imag()));
+    } else {
+      return C(static_cast<typename C::value_type>(v), 0);
+    }
+  } else if constexpr (kIsComplex<From>) {
+    return ConvertValue<ElementTraits<DType::kF64>, To>(static_cast<double>(v.real()));
+  } else if constexpr (To::kDType == DType::kPred) {
+    return v != F{0};
+  } else if constexpr (kIsFloating<From> && kIsIntegral<To>) {
+    return scalar::SaturatingFloatToInt<C>(v);
+  } else {
+    return static_cast<C>(v);
+  }
+}
+
+absl::StatusOr<Literal> Convert(const Shape& shape, const Literal& x) {
+  return DispatchDType(x.shape().dtype(), [&](auto from) -> absl::StatusOr<Literal> {
+    using From = decltype(from);
+    return DispatchDType(shape.dtype(), [&](auto to) -> absl::StatusOr<Literal> {
+      using To = decltype(to);
+      Literal out(shape);
+      const auto* src = x.data<typename From::Storage>();
+      auto* dst = out.mutable_data<typename To::Storage>();
+      for (int64_t i = 0; i < out.element_count(); ++i) {
+        dst[i] = To::Store(ConvertValue<From, To>(From::Load(src[i])));
+      }
+      return out;
+    });
+  });
+}
+
+absl::StatusOr<Literal> BitcastConvert(const Shape& shape, const Literal& x) {
+  Literal out(shape);
+  if (out.bytes().size() != x.bytes().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("bitcast-convert from ", x.shape().ToString(false),
+                                                   " to ", shape.ToString(false),
+                                                   " changes the byte size"));
+  }
+  std::memcpy(out.mutable_bytes().data(), x.bytes().data(), x.bytes().size());
+  return out;
+}
+
+// Rounds the bits of an IEEE value of (kExponent, kMantissa) to a format with
+// `exponent_bits` and `mantissa_bits`, as XLA's reduce-precision does:
+// round to nearest even, overflow to inf, underflow to signed zero. NaNs are
+// handled by the caller (kept as they are).
+template <typename Bits, int kExponent, int kMantissa>
+Bits ReduceBits(Bits x, int exponent_bits, int mantissa_bits) {
+  constexpr int kTotal = 1 + kExponent + kMantissa;
+  Bits rounded = x;
+  if (mantissa_bits < kMantissa) {
+    int shift = kMantissa - mantissa_bits;
+    Bits last_bit_mask = Bits{1} << shift;
+    Bits bias = ((rounded & last_bit_mask) >> shift) + ((last_bit_mask >> 1) - 1);
+    rounded = (rounded + bias) & ~(last_bit_mask - 1);
+  }
+  if (exponent_bits < kExponent) {
+    Bits sign_mask = Bits{1} << (kTotal - 1);
+    Bits exponent_mask = ((Bits{1} << kExponent) - 1) << kMantissa;
+    Bits bias = (Bits{1} << (kExponent - 1)) - 1;
+    Bits reduced_bias = (Bits{1} << (exponent_bits - 1)) - 1;
+    Bits exponent = rounded & exponent_mask;
+    Bits signed_zero = rounded & sign_mask;
+    if (exponent > ((bias + reduced_bias) << kMantissa)) {
+      rounded = signed_zero | exponent_mask;
+    } else if (exponent <= ((bias - reduced_bias) << kMantissa)) {
+      rounded = signed_zero;
+    }
+  }
+  return rounded;
+}
+
+absl::StatusOr<Literal> ReducePrecision(const Instruction& instruction, const Literal& x) {
+  int exponent_bits = static_cast<int>(instruction.attrs().exponent_bits.value_or(8));
+  int mantissa_bits = static_cast<int>(instruction.attrs().mantissa_bits.value_or(23));
+  if (exponent_bits < 1 || mantissa_bits < 0) {
+    return absl::InvalidArgumentError("reduce-precision needs exponent_bits >= 1, mantissa_bits >= 0");
+  }
+  Literal out(instruction.shape());
+  bool wide = x.shape().dtype() == DType::kF64;
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    double v = x.GetDouble(i);
+    if (std::isnan(v)) {
+      out.SetDouble(i, v);
+      continue;
+    }
+    if (wide) {
+      uint64_t bits = std::bit_cast<uint64_t>(v);
+      out.SetDouble(i, std::bit_cast<double>(
+                           ReduceBits<uint64_t, 11, 52>(bits, exponent_bits, mantissa_bits)));
+    } else {
+      uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(v));
+      out.SetDouble(i, std::bit_cast<float>(
+                           ReduceBits<uint32_t, 8, 23>(bits, exponent_bits, mantissa_bits)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvalConversion(const Instruction& instruction, OperandValues operands) {
+  switch (instruction.opcode()) {
+    case Opcode::kConvert: return Convert(instruction.shape(), *operands[0]);
+    case Opcode::kBitcastConvert: return BitcastConvert(instruction.shape(), *operands[0]);
+    case Opcode::kReducePrecision: return ReducePrecision(instruction, *operands[0]);
+    default:
+      return absl::UnimplementedError(absl::StrCat("the interpreter does not support '",
+                                                   OpcodeName(instruction.opcode()), "'"));
+  }
+}
+
+}  // namespace seam

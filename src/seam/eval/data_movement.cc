@@ -1,0 +1,223 @@
+// Ops that move elements without computing on them. All arrays are in
+// logical row-major order, so reshape, bitcast and copy are byte copies and the
+// rest map each output index to an input index.
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "seam/eval/element_traits.h"
+#include "seam/eval/index_util.h"
+#include "seam/eval/ops.h"
+#include "seam/util/status_macros.h"
+
+namespace seam {
+namespace {
+
+// Copies one element of `size` bytes.
+inline void CopyElement(uint8_t* dst, const uint8_t* src, int64_t size) {
+  switch (size) {
+    case 1: *dst = *src; return;
+    case 2: std::memcpy(dst, src, 2); return;
+    case 4: std::memcpy(dst, src, 4); return;
+    case 8: std::memcpy(dst, src, 8); return;
+    default: std::memcpy(dst, src, size); return;
+  }
+}
+
+// out[index] = in[source(index)], or `fill` (one element) where source gives -1.
+template <typename SourceFn>
+Literal Remap(const Shape& shape, const Literal& in, SourceFn source,
+              const Literal* fill = nullptr) {
+  Literal out(shape);
+  int64_t size = DTypeByteSize(shape.dtype());
+  uint8_t* dst = out.mutable_bytes().data();
+  const uint8_t* src = in.bytes().data();
+  ForEachIndex(shape.dims(), [&](absl::Span<const int64_t> index, int64_t linear) {
+    int64_t from = source(index);
+    const uint8_t* element = from >= 0 ? src + from * size : fill->bytes().data();
+    CopyElement(dst + linear * size, element, size);
+  });
+  return out;
+}
+
+Literal ByteCopy(const Shape& shape, const Literal& in) {
+  Literal out(shape);
+  std::memcpy(out.mutable_bytes().data(), in.bytes().data(),
+              std::min(out.bytes().size(), in.bytes().size()));
+  return out;
+}
+
+Literal Broadcast(const Instruction& instruction, const Literal& in) {
+  const IntList& dims = instruction.attrs().dimensions.value_or(IntList{});
+  std::vector<int64_t> strides = RowMajorStrides(in.shape().dims());
+  return Remap(instruction.shape(), in, [&](absl::Span<const int64_t> index) {
+    int64_t from = 0;
+    for (size_t k = 0; k < dims.size(); ++k) from += index[dims[k]] * strides[k];
+    return from;
+  });
+}
+
+Literal Transpose(const Instruction& instruction, const Literal& in) {
+  const IntList& perm = *instruction.attrs().dimensions;
+  std::vector<int64_t> strides = RowMajorStrides(in.shape().dims());
+  return Remap(instruction.shape(), in, [&](absl::Span<const int64_t> index) {
+    int64_t from = 0;
+    for (size_t k = 0; k < perm.size(); ++k) from += index[k] * strides[perm[k]];
+    return from;
+  });
+}
+
+Literal Slice(const Instruction& instruction, const Literal& in) {
+  const SliceRanges& ranges = *instruction.attrs().slice;
+  std::vector<int64_t> strides = RowMajorStrides(in.shape().dims());
+  return Remap(instruction.shape(), in, [&](absl::Span<const int64_t> index) {
+    int64_t from = 0;
+    for (size_t k = 0; k < ranges.size(); ++k) {
+      from += (ranges[k].start + index[k] * ranges[k].stride) * strides[k];
+    }
+    return from;
+  });
+}
+
+Literal Reverse(const Instruction& instruction, const Literal& in) {
+  const IntList& reversed = *instruction.attrs().dimensions;
+  const auto& dims = in.shape().dims();
+  std::vector<bool> flip(dims.size(), false);
+  for (int64_t d : reversed) flip[d] = true;
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  return Remap(instruction.shape(), in, [&](absl::Span<const int64_t> index) {
+    int64_t from = 0;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      from += (flip[k] ? dims[k] - 1 - index[k] : index[k]) * strides[k];
+    }
+    return from;
+  });
+}
+
+Literal Pad(const Instruction& instruction, const Literal& in, const Literal& value) {
+  const PaddingConfig& config = *instruction.attrs().padding;
+  const auto& dims = in.shape().dims();
+  std::vector<int64_t> strides = RowMajorStrides(dims);
+  return Remap(
+      instruction.shape(), in,
+      [&](absl::Span<const int64_t> index) -> int64_t {
+        int64_t from = 0;
+        for (size_t k = 0; k < dims.size(); ++k) {
+          int64_t t = index[k] - config[k].low;
+          int64_t step = config[k].interior + 1;
+          if (t < 0 || t % step != 0 || t / step >= dims[k]) return -1;
+          from += (t / step) * strides[k];
+        }
+        return from;
+      },
+      &value);
+}
+
+Literal Concatenate(const Instruction& instruction, OperandValues operands) {
+  int64_t axis = instruction.attrs().dimensions->at(0);
+  const Shape& shape = instruction.shape();
+  Literal out(shape);
+  int64_t size = DTypeByteSize(shape.dtype());
+  // Row-major: each operand contributes contiguous runs per outer index.
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= shape.dim(static_cast<int>(d));
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < shape.rank(); ++d) inner *= shape.dim(static_cast<int>(d));
+  int64_t out_run = shape.dim(static_cast<int>(axis)) * inner * size;
+  int64_t offset = 0;
+  for (const Literal* operand : operands) {
+    int64_t run = operand->shape().dim(static_cast<int>(axis)) * inner * size;
+    for (int64_t o = 0; o < outer; ++o) {
+      std::memcpy(out.mutable_bytes().data() + o * out_run + offset,
+                  operand->bytes().data() + o * run, run);
+    }
+    offset += run;
+  }
+  return out;
+}
+
+// Start indices of dynamic-(update-)slice: one scalar operand per dimension
+// (or, in the old form, one index vector), each clamped so the slice stays in
+// bounds, as XLA defines it.
+std::vector<int64_t> ClampedStarts(OperandValues index_operands, const Shape& operand,
+                                   absl::Span<const int64_t> slice_dims) {
+  bool vector_form = index_operands.size() == 1 && index_operands[0]->shape().rank() == 1;
+  std::vector<int64_t> starts(operand.rank(), 0);
+  for (int d = 0; d < operand.rank(); ++d) {
+    const Literal& index = *index_operands[vector_form ? 0 : d];
+    int64_t i = vector_form ? d : 0;
+    int64_t start = IsUnsigned(index.shape().dtype())
+                        ? static_cast<int64_t>(std::min<uint64_t>(index.GetBits(i), INT64_MAX))
+                        : index.GetInt(i);
+    starts[d] = std::clamp<int64_t>(start, 0, operand.dim(d) - slice_dims[d]);
+  }
+  return starts;
+}
+
+Literal DynamicSlice(const Instruction& instruction, OperandValues operands) {
+  const Literal& in = *operands[0];
+  std::vector<int64_t> starts =
+      ClampedStarts(operands.subspan(1), in.shape(), instruction.shape().dims());
+  std::vector<int64_t> strides = RowMajorStrides(in.shape().dims());
+  return Remap(instruction.shape(), in, [&](absl::Span<const int64_t> index) {
+    int64_t from = 0;
+    for (size_t k = 0; k < index.size(); ++k) from += (starts[k] + index[k]) * strides[k];
+    return from;
+  });
+}
+
+Literal DynamicUpdateSlice(OperandValues operands) {
+  Literal out = *operands[0];
+  const Literal& update = *operands[1];
+  std::vector<int64_t> starts =
+      ClampedStarts(operands.subspan(2), out.shape(), update.shape().dims());
+  std::vector<int64_t> strides = RowMajorStrides(out.shape().dims());
+  int64_t size = DTypeByteSize(out.shape().dtype());
+  uint8_t* dst = out.mutable_bytes().data();
+  const uint8_t* src = update.bytes().data();
+  ForEachIndex(update.shape().dims(), [&](absl::Span<const int64_t> index, int64_t linear) {
+    int64_t to = 0;
+    for (size_t k = 0; k < index.size(); ++k) to += (starts[k] + index[k]) * strides[k];
+    CopyElement(dst + to * size, src + linear * size, size);
+  });
+  return out;
+}
+
+absl::StatusOr<Literal> Iota(const Instruction& instruction) {
+  int64_t axis = instruction.attrs().iota_dimension.value_or(0);
+  const Shape& shape = instruction.shape();
+  return DispatchDType(shape.dtype(), [&](auto traits) -> absl::StatusOr<Literal> {
+    using T = decltype(traits);
+    using C = typename T::Compute;
+    Literal out(shape);
+    auto* dst = out.mutable_data<typename T::Storage>();
+    ForEachIndex(shape.dims(), [&](absl::Span<const int64_t> index, int64_t linear) {
+      dst[linear] = T::Store(static_cast<C>(index[axis]));
+    });
+    return out;
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvalDataMovement(const Instruction& instruction, OperandValues operands) {
+  switch (instruction.opcode()) {
+    case Opcode::kBroadcast: return Broadcast(instruction, *operands[0]);
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kCopy: return ByteCopy(instruction.shape(), *operands[0]);
+    case Opcode::kTranspose: return Transpose(instruction, *operands[0]);
+    case Opcode::kSlice: return Slice(instruction, *operands[0]);
+    case Opcode::kReverse: return Reverse(instruction, *operands[0]);
+    case Opcode::kPad: return Pad(instruction, *operands[0], *operands[1]);
+    case Opcode::kConcatenate: return Concatenate(instruction, operands);
+    case Opcode::kDynamicSlice: return DynamicSlice(instruction, operands);
+    case Opcode::kDynamicUpdateSlice: return DynamicUpdateSlice(operands);
+    case Opcode::kIota: return Iota(instruction);
+    default:
+      return absl::UnimplementedError(absl::StrCat("the interpreter does not support '",
+                                                   OpcodeName(instruction.opcode()), "'"));
+  }
+}
+
+}  // namespace seam

@@ -1,0 +1,50 @@
+// Which family evaluates which opcode.
+#include "absl/strings/str_cat.h"
+#include "seam/eval/ops.h"
+
+namespace seam {
+
+absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
+                                        OperandValues operands, Evaluator& evaluator) {
+  switch (instruction.opcode()) {
+    case Opcode::kGather:
+    case Opcode::kScatter:
+      return EvalGatherScatter(instruction, operands, evaluator);
+    case Opcode::kDot:
+      return EvalDot(instruction, operands);
+    case Opcode::kConvolution:
+      return EvalConvolution(instruction, operands);
+    case Opcode::kSort:
+      return EvalSort(instruction, operands, evaluator);
+    case Opcode::kBatchNormTraining:
+    case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormGrad:
+      return EvalBatchNorm(instruction, operands);
+    case Opcode::kRng:
+    case Opcode::kRngBitGenerator:
+      return EvalRng(instruction, operands);
+    case Opcode::kCustomCall:
+      return absl::UnimplementedError(absl::StrCat(
+          "custom-call target \"", instruction.attrs().custom_call_target.value_or(""),
+          "\" has no interpreter handler"));
+    default:
+      break;
+  }
+  switch (OpcodeCategory(instruction.opcode())) {
+    case OpCategory::kElementwise:
+      return EvalElementwise(instruction, operands, evaluator);
+    case OpCategory::kDataMovement:
+      return EvalDataMovement(instruction, operands);
+    case OpCategory::kReduction:
+      return EvalReduction(instruction, operands, evaluator);
+    case OpCategory::kControl:
+    case OpCategory::kCollective:
+      return EvalControlFlow(instruction, operands, evaluator);
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("the interpreter does not support '", OpcodeName(instruction.opcode()),
+                       "'"));
+  }
+}
+
+}  // namespace seam

@@ -1,0 +1,112 @@
+#include "seam/eval/evaluator.h"
+
+#include "absl/strings/str_cat.h"
+#include "seam/eval/ops.h"
+#include "seam/util/error_location.h"
+#include "seam/util/status_macros.h"
+
+namespace seam {
+
+// The post order of a computation and, for each step, the steps whose values
+// die there, so large intermediates are freed as soon as possible.
+struct Evaluator::Schedule {
+  std::vector<const Instruction*> order;
+  std::vector<std::vector<int>> operand_slots;  // per step: slots of operands
+  std::vector<std::vector<int>> release_after;  // per step: slots to free
+  int root_slot = -1;
+};
+
+Evaluator::Evaluator() = default;
+Evaluator::~Evaluator() = default;
+
+const Evaluator::Schedule& Evaluator::ScheduleFor(const Computation& computation) {
+  std::unique_ptr<Schedule>& cached = schedules_[&computation];
+  if (cached != nullptr) return *cached;
+  cached = std::make_unique<Schedule>();
+  Schedule& s = *cached;
+  std::vector<Instruction*> order = computation.MakePostOrder();
+  absl::flat_hash_map<const Instruction*, int> slot;
+  for (size_t i = 0; i < order.size(); ++i) slot[order[i]] = static_cast<int>(i);
+  std::vector<int> last_use(order.size(), -1);
+  s.operand_slots.resize(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    s.order.push_back(order[i]);
+    for (const Instruction* operand : order[i]->operands()) {
+      int o = slot.at(operand);
+      s.operand_slots[i].push_back(o);
+      last_use[o] = static_cast<int>(i);
+    }
+  }
+  s.root_slot = slot.at(computation.root());
+  s.release_after.resize(order.size());
+  for (size_t v = 0; v < order.size(); ++v) {
+    if (static_cast<int>(v) != s.root_slot && last_use[v] >= 0) {
+      s.release_after[last_use[v]].push_back(static_cast<int>(v));
+    }
+  }
+  return s;
+}
+
+absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
+                                        OperandValues arguments) {
+  const Schedule& s = ScheduleFor(computation);
+  std::vector<std::optional<Literal>> owned(s.order.size());
+  std::vector<const Literal*> value(s.order.size(), nullptr);
+  std::vector<const Literal*> operands;
+  for (size_t i = 0; i < s.order.size(); ++i) {
+    const Instruction& instruction = *s.order[i];
+    if (instruction.opcode() == Opcode::kParameter) {
+      int64_t n = instruction.parameter_number();
+      if (n < 0 || n >= static_cast<int64_t>(arguments.size())) {
+        return ErrorAt(instruction.location(),
+                       absl::StrCat("'", instruction.name(), "': no argument for parameter ", n));
+      }
+      value[i] = arguments[n];
+    } else {
+      operands.clear();
+      for (int o : s.operand_slots[i]) operands.push_back(value[o]);
+      absl::StatusOr<Literal> result = EvalInstruction(instruction, operands, *this);
+      if (!result.ok()) {
+        // Errors from nested computations already name their instruction.
+        if (ErrorLocation(result.status()).has_value()) return result.status();
+        return ErrorAt(instruction.location(), absl::StrCat("'", instruction.name(), "' (",
+                                                            OpcodeName(instruction.opcode()),
+                                                            "): ", result.status().message()));
+      }
+      owned[i] = std::move(*result);
+      value[i] = &*owned[i];
+    }
+    for (int dead : s.release_after[i]) owned[dead].reset();
+  }
+  if (owned[s.root_slot].has_value()) return std::move(*owned[s.root_slot]);
+  return *value[s.root_slot];  // the root is a parameter: copy it
+}
+
+absl::Status CheckArguments(const Computation& computation,
+                            absl::Span<const Literal> arguments) {
+  if (arguments.size() != computation.parameters().size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", computation.name(), "' takes ", computation.parameters().size(),
+                     " argument(s), got ", arguments.size()));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Shape& expected = computation.parameter(static_cast<int>(i))->shape();
+    const Shape& got = arguments[i].shape();
+    if (!expected.Compatible(got)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " ('", computation.parameter(static_cast<int>(i))->name(),
+          "') must be ", expected.ToString(false), ", got ", got.ToString(false)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Evaluator::Run(const Module& module,
+                                       absl::Span<const Literal> arguments) {
+  SEAM_RETURN_IF_ERROR(CheckArguments(*module.entry(), arguments));
+  std::vector<const Literal*> pointers;
+  for (const Literal& argument : arguments) pointers.push_back(&argument);
+  return Call(*module.entry(), pointers);
+}
+
+}  // namespace seam

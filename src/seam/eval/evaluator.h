@@ -1,0 +1,42 @@
+// The reference interpreter: runs a Module on Literals following XLA's
+// operation semantics. It is the oracle every compiled path is checked
+// against, so it favours obvious correctness over speed.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "seam/ir/literal.h"
+#include "seam/ir/module.h"
+
+namespace seam {
+
+using OperandValues = absl::Span<const Literal* const>;
+
+class Evaluator {
+ public:
+  Evaluator();
+  ~Evaluator();
+
+  // Runs the entry computation. Fails when the arguments' count, element
+  // types or dimensions do not match the entry parameters.
+  absl::StatusOr<Literal> Run(const Module& module, absl::Span<const Literal> arguments);
+
+  // Runs `computation` on one value per parameter (already checked).
+  absl::StatusOr<Literal> Call(const Computation& computation, OperandValues arguments);
+
+ private:
+  struct Schedule;
+  const Schedule& ScheduleFor(const Computation& computation);
+  absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
+};
+
+// Checks that `arguments` fit the parameters of `computation`; the error says
+// which argument and what was expected.
+absl::Status CheckArguments(const Computation& computation,
+                            absl::Span<const Literal> arguments);
+
+}  // namespace seam

@@ -1,0 +1,333 @@
+#include "seam/eval/npy.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "seam/util/status_macros.h"
+
+namespace seam {
+namespace {
+
+constexpr absl::string_view kMagic("\x93NUMPY", 6);
+
+struct NpyType {
+  absl::string_view descr;
+  DType dtype;
+};
+// Little-endian descrs; '|' marks single-byte types. bf16 is raw 2 bytes.
+constexpr NpyType kNpyTypes[] = {
+    {"|b1", DType::kPred}, {"|i1", DType::kS8},   {"<i2", DType::kS16},
+    {"<i4", DType::kS32},  {"<i8", DType::kS64},  {"|u1", DType::kU8},
+    {"<u2", DType::kU16},  {"<u4", DType::kU32},  {"<u8", DType::kU64},
+    {"<f2", DType::kF16},  {"<f4", DType::kF32},  {"<f8", DType::kF64},
+    {"<c8", DType::kC64},  {"<c16", DType::kC128}, {"|V2", DType::kBF16},
+};
+
+absl::StatusOr<DType> DTypeFromDescr(absl::string_view descr, absl::string_view what) {
+  std::string normalized(descr);
+  // NumPy writes '|' or '<' for byte-sized types and '=' on some platforms.
+  if (!normalized.empty() && (normalized[0] == '=' || normalized[0] == '<' || normalized[0] == '|')) {
+    for (const NpyType& t : kNpyTypes) {
+      if (t.descr.substr(1) == absl::string_view(normalized).substr(1)) return t.dtype;
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": unsupported array type '", descr, "' (big-endian or unknown)"));
+}
+
+absl::string_view DescrOf(DType dtype) {
+  for (const NpyType& t : kNpyTypes) {
+    if (t.dtype == dtype) return t.descr;
+  }
+  return "";
+}
+
+// The value of `'key': value` in the header dict, up to the next top-level
+// comma or closing brace.
+absl::StatusOr<std::string> HeaderField(absl::string_view header, absl::string_view key,
+                                        absl::string_view what) {
+  std::string quoted = absl::StrCat("'", key, "':");
+  size_t at = header.find(quoted);
+  if (at == absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": npy header has no '", key, "'"));
+  }
+  absl::string_view rest = absl::StripLeadingAsciiWhitespace(header.substr(at + quoted.size()));
+  size_t end = 0;
+  int depth = 0;
+  for (; end < rest.size(); ++end) {
+    char c = rest[end];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (depth == 0 && (c == ',' || c == '}')) break;
+  }
+  return std::string(absl::StripTrailingAsciiWhitespace(rest.substr(0, end)));
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseShapeTuple(absl::string_view text,
+                                                     absl::string_view what) {
+  if (!absl::ConsumePrefix(&text, "(") || !absl::ConsumeSuffix(&text, ")")) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": malformed npy shape"));
+  }
+  std::vector<int64_t> dims;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    int64_t d = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &d) || d < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": malformed npy shape"));
+    }
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+absl::Status WriteWholeFile(const std::string& path, absl::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write file"));
+  return absl::OkStatus();
+}
+
+uint64_t ReadLE(absl::string_view bytes, size_t at, int width) {
+  uint64_t v = 0;
+  for (int i = width - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(bytes[at + i]);
+  return v;
+}
+
+void AppendLE(std::string& out, uint64_t v, int width) {
+  for (int i = 0; i < width; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+absl::StatusOr<std::string> Inflate(absl::string_view data, size_t size,
+                                    absl::string_view what) {
+  std::string out(size, '\0');
+  z_stream stream{};
+  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
+    return absl::InternalError("zlib initialisation failed");
+  }
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&stream, Z_FINISH);
+  inflateEnd(&stream);
+  if (rc != Z_STREAM_END || stream.total_out != size) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": corrupt deflated member"));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> ParseNpy(absl::string_view bytes, absl::string_view what) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": not an .npy file"));
+  }
+  int major = static_cast<uint8_t>(bytes[6]);
+  size_t header_len_width = major == 1 ? 2 : 4;
+  size_t header_start = 8 + header_len_width;
+  if (bytes.size() < header_start) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": truncated .npy header"));
+  }
+  size_t header_len = ReadLE(bytes, 8, static_cast<int>(header_len_width));
+  if (bytes.size() < header_start + header_len) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": truncated .npy header"));
+  }
+  absl::string_view header = bytes.substr(header_start, header_len);
+  SEAM_ASSIGN_OR_RETURN(std::string descr, HeaderField(header, "descr", what));
+  SEAM_ASSIGN_OR_RETURN(std::string fortran, HeaderField(header, "fortran_order", what));
+  SEAM_ASSIGN_OR_RETURN(std::string shape_text, HeaderField(header, "shape", what));
+  if (fortran != "False") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": Fortran-ordered arrays are not supported; save a C-ordered copy"));
+  }
+  SEAM_ASSIGN_OR_RETURN(DType dtype,
+                        DTypeFromDescr(absl::StripSuffix(absl::StripPrefix(descr, "'"), "'"), what));
+  SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseShapeTuple(shape_text, what));
+  Literal array(Shape::Array(dtype, dims));
+  absl::string_view data = bytes.substr(header_start + header_len);
+  if (data.size() != array.bytes().size()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": holds ", data.size(),
+                                                   " data bytes, expected ", array.bytes().size()));
+  }
+  std::memcpy(array.mutable_bytes().data(), data.data(), data.size());
+  return array;
+}
+
+std::string SerializeNpy(const Literal& array) {
+  const Shape& shape = array.shape();
+  std::string dims = absl::StrJoin(shape.dims(), ", ");
+  if (shape.rank() == 1) dims += ",";
+  std::string header = absl::StrCat("{'descr': '", DescrOf(shape.dtype()),
+                                    "', 'fortran_order': False, 'shape': (", dims, "), }");
+  // Pad so the data starts on a 64-byte boundary, ending with a newline.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out(kMagic);
+  out += '\x01';
+  out += '\x00';
+  AppendLE(out, header.size(), 2);
+  out += header;
+  out.append(reinterpret_cast<const char*>(array.bytes().data()), array.bytes().size());
+  return out;
+}
+
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+  SEAM_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  return ParseNpy(bytes, path);
+}
+
+absl::Status WriteNpyFile(const std::string& path, const Literal& array) {
+  return WriteWholeFile(path, SerializeNpy(array));
+}
+
+absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
+  SEAM_ASSIGN_OR_RETURN(std::string file, ReadWholeFile(path));
+  absl::string_view bytes = file;
+  auto corrupt = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a valid .npz archive (", why, ")"));
+  };
+  // The end-of-central-directory record is in the last 64 KiB + 22 bytes.
+  size_t eocd = absl::string_view::npos;
+  for (size_t i = bytes.size() >= 22 ? bytes.size() - 22 : 0;
+       bytes.size() >= 22 && i + 65557 >= bytes.size(); --i) {
+    if (ReadLE(bytes, i, 4) == 0x06054b50) {
+      eocd = i;
+      break;
+    }
+    if (i == 0) break;
+  }
+  if (eocd == absl::string_view::npos) return corrupt("no end of central directory");
+  uint64_t count = ReadLE(bytes, eocd + 10, 2);
+  uint64_t at = ReadLE(bytes, eocd + 16, 4);
+  NamedArrays arrays;
+  for (uint64_t n = 0; n < count; ++n) {
+    if (at + 46 > bytes.size() || ReadLE(bytes, at, 4) != 0x02014b50) {
+      return corrupt("bad central directory entry");
+    }
+    int method = static_cast<int>(ReadLE(bytes, at + 10, 2));
+    uint64_t compressed = ReadLE(bytes, at + 20, 4);
+    uint64_t size = ReadLE(bytes, at + 24, 4);
+    size_t name_len = ReadLE(bytes, at + 28, 2);
+    size_t extra_len = ReadLE(bytes, at + 30, 2);
+    size_t comment_len = ReadLE(bytes, at + 32, 2);
+    uint64_t local = ReadLE(bytes, at + 42, 4);
+    if (at + 46 + name_len + extra_len > bytes.size()) return corrupt("truncated entry");
+    std::string name(bytes.substr(at + 46, name_len));
+    // Zip64: the saturated fields follow in the extra block, in this order.
+    for (size_t e = at + 46 + name_len; e + 4 <= at + 46 + name_len + extra_len;) {
+      size_t id = ReadLE(bytes, e, 2), len = ReadLE(bytes, e + 2, 2);
+      if (id == 0x0001) {
+        size_t f = e + 4;
+        if (size == 0xffffffff) size = ReadLE(bytes, f, 8), f += 8;
+        if (compressed == 0xffffffff) compressed = ReadLE(bytes, f, 8), f += 8;
+        if (local == 0xffffffff) local = ReadLE(bytes, f, 8);
+      }
+      e += 4 + len;
+    }
+    at += 46 + name_len + extra_len + comment_len;
+    if (local + 30 > bytes.size() || ReadLE(bytes, local, 4) != 0x04034b50) {
+      return corrupt("bad local header");
+    }
+    uint64_t data_at = local + 30 + ReadLE(bytes, local + 26, 2) + ReadLE(bytes, local + 28, 2);
+    if (data_at + compressed > bytes.size()) return corrupt("truncated member");
+    absl::string_view data = bytes.substr(data_at, compressed);
+    std::string what = absl::StrCat(path, ":", name);
+    std::string inflated;
+    if (method == 8) {
+      SEAM_ASSIGN_OR_RETURN(inflated, Inflate(data, size, what));
+      data = inflated;
+    } else if (method != 0) {
+      return corrupt(absl::StrCat("compression method ", method));
+    }
+    SEAM_ASSIGN_OR_RETURN(Literal array, ParseNpy(data, what));
+    arrays.push_back({std::string(absl::StripSuffix(name, ".npy")), std::move(array)});
+  }
+  return arrays;
+}
+
+absl::Status WriteNpzFile(const std::string& path,
+                          const std::vector<std::pair<std::string, const Literal*>>& arrays) {
+  std::string out;
+  std::string directory;
+  for (const auto& [name, array] : arrays) {
+    std::string member = SerializeNpy(*array);
+    std::string file_name = name + ".npy";
+    uint32_t crc = static_cast<uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(member.data()), static_cast<uInt>(member.size())));
+    uint64_t offset = out.size();
+    auto common = [&](std::string& s) {
+      AppendLE(s, 20, 2);  // version needed
+      AppendLE(s, 0, 2);   // flags
+      AppendLE(s, 0, 2);   // stored
+      AppendLE(s, 0, 2);   // time
+      AppendLE(s, 0x21, 2);  // date: 1980-01-01
+      AppendLE(s, crc, 4);
+      AppendLE(s, member.size(), 4);
+      AppendLE(s, member.size(), 4);
+      AppendLE(s, file_name.size(), 2);
+      AppendLE(s, 0, 2);  // extra length
+    };
+    AppendLE(out, 0x04034b50, 4);
+    common(out);
+    out += file_name;
+    out += member;
+    AppendLE(directory, 0x02014b50, 4);
+    AppendLE(directory, 20, 2);  // version made by
+    common(directory);
+    AppendLE(directory, 0, 2);  // comment length
+    AppendLE(directory, 0, 2);  // disk
+    AppendLE(directory, 0, 2);  // internal attributes
+    AppendLE(directory, 0, 4);  // external attributes
+    AppendLE(directory, offset, 4);
+    directory += file_name;
+  }
+  uint64_t directory_at = out.size();
+  out += directory;
+  AppendLE(out, 0x06054b50, 4);
+  AppendLE(out, 0, 4);  // disk numbers
+  AppendLE(out, arrays.size(), 2);
+  AppendLE(out, arrays.size(), 2);
+  AppendLE(out, directory.size(), 4);
+  AppendLE(out, directory_at, 4);
+  AppendLE(out, 0, 2);  // comment length
+  return WriteWholeFile(path, out);
+}
+
+absl::StatusOr<Literal> ConvertForParameter(Literal array, const Shape& expected,
+                                            absl::string_view what) {
+  if (!expected.IsArray()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": parameter of shape ", expected.ToString(false),
+                     " cannot be read from an array file"));
+  }
+  DType got = array.shape().dtype();
+  if (expected.dtype() == DType::kBF16 && (got == DType::kU16 || got == DType::kBF16)) {
+    Literal converted(Shape::Array(DType::kBF16, array.shape().dims()));
+    converted.mutable_bytes() = std::move(array.mutable_bytes());
+    array = std::move(converted);
+  }
+  if (array.shape().dtype() != expected.dtype() || array.shape().dims() != expected.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": expected ", expected.ToString(false),
+                                                   ", got ", array.shape().ToString(false)));
+  }
+  return array;
+}
+
+}  // namespace seam

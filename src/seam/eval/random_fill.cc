@@ -1,0 +1,54 @@
+#include "seam/eval/random_fill.h"
+
+#include <complex>
+
+namespace seam {
+namespace {
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [-1, 1) from the top 53 bits.
+double UnitSigned(uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0;
+}
+
+}  // namespace
+
+void FillRandom(Literal& literal, uint64_t seed) {
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
+    auto& elements = literal.mutable_tuple_elements();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      FillRandom(elements[i], SplitMix64(seed + i));
+    }
+    return;
+  }
+  if (literal.is_elided() || literal.is_opaque() || !shape.IsArray()) return;
+  DType dtype = shape.dtype();
+  uint64_t base = SplitMix64(seed);
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    uint64_t bits = SplitMix64(base ^ static_cast<uint64_t>(i) * 0xd1b54a32d192ed03ull);
+    if (dtype == DType::kPred) {
+      literal.SetBits(i, bits >> 63);
+    } else if (IsComplex(dtype)) {
+      literal.SetComplex(i, {UnitSigned(bits), UnitSigned(SplitMix64(bits))});
+    } else if (IsFloat(dtype)) {
+      literal.SetDouble(i, UnitSigned(bits));
+    } else {
+      literal.SetBits(i, bits >> 61);  // [0, 8)
+    }
+  }
+}
+
+void FillElided(Literal& literal, absl::string_view name) {
+  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
+  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  FillRandom(literal, hash);
+}
+
+}  // namespace seam

@@ -1,0 +1,20 @@
+// Deterministic pseudo-random data for inputs and elided constants. Element i
+// of a fill with seed s is a pure function of (s, i) (SplitMix64), so values
+// do not depend on the order or the machine that makes them. Ranges: floats
+// and complex parts uniform in [-1, 1), integers uniform in [0, 8) (small, so
+// they are valid sizes and indices more often than not), pred fair coin.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "seam/ir/literal.h"
+
+namespace seam {
+
+void FillRandom(Literal& literal, uint64_t seed);
+// The policy for a constant written as `{...}`: FillRandom seeded by a hash
+// of the constant's name, so every run and every backend sees the same data.
+void FillElided(Literal& literal, absl::string_view name);
+
+}  // namespace seam

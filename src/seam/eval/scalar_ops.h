@@ -1,0 +1,141 @@
+// The scalar semantics of XLA's elementwise ops, one function per op family,
+// on the compute type of each element type (see element_traits.h). Integer
+// arithmetic wraps; division by zero and INT_MIN / -1 give what XLA's CPU and
+// GPU backends give: x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 = INT_MIN,
+// INT_MIN % -1 = 0. Shifts by the bit width or more give 0, or the sign for
+// arithmetic right shifts. Float max / min propagate NaN.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <type_traits>
+
+namespace seam::scalar {
+
+template <typename T>
+using Unsigned = std::make_unsigned_t<T>;
+
+template <typename T>
+T WrapAdd(T a, T b) { return static_cast<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b)); }
+template <typename T>
+T WrapSub(T a, T b) { return static_cast<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b)); }
+template <typename T>
+T WrapMul(T a, T b) {
+  // Promote so that uint16*uint16 does not overflow a signed int.
+  using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, Unsigned<T>>;
+  return static_cast<T>(static_cast<Wide>(static_cast<Unsigned<T>>(a)) *
+                        static_cast<Wide>(static_cast<Unsigned<T>>(b)));
+}
+template <typename T>
+T WrapNeg(T a) { return WrapSub(T{0}, a); }
+
+template <typename T>
+T IntDivide(T a, T b) {
+  if (b == 0) return static_cast<T>(-1);
+  if constexpr (std::is_signed_v<T>) {
+    if (a == std::numeric_limits<T>::min() && b == -1) return a;
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+T IntRemainder(T a, T b) {
+  if (b == 0) return a;
+  if constexpr (std::is_signed_v<T>) {
+    if (a == std::numeric_limits<T>::min() && b == -1) return 0;
+  }
+  return static_cast<T>(a % b);
+}
+
+template <typename T>
+T ShiftLeft(T a, T b) {
+  using U = Unsigned<T>;
+  if (static_cast<U>(b) >= sizeof(T) * 8) return 0;
+  return static_cast<T>(static_cast<U>(a) << static_cast<U>(b));
+}
+template <typename T>
+T ShiftRightLogical(T a, T b) {
+  using U = Unsigned<T>;
+  if (static_cast<U>(b) >= sizeof(T) * 8) return 0;
+  return static_cast<T>(static_cast<U>(a) >> static_cast<U>(b));
+}
+template <typename T>
+T ShiftRightArithmetic(T a, T b) {
+  using U = Unsigned<T>;
+  using S = std::make_signed_t<T>;
+  S sa = static_cast<S>(a);
+  if (static_cast<U>(b) >= sizeof(T) * 8) return static_cast<T>(sa < 0 ? S{-1} : S{0});
+  return static_cast<T>(sa >> static_cast<U>(b));
+}
+
+// Integer power by squaring, wrapping; negative exponents give 0 except for
+// bases 1 and -1, as XLA defines it.
+template <typename T>
+T IntPower(T base, T exponent) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exponent < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exponent & 1) ? T{-1} : T{1};
+      return 0;
+    }
+  }
+  T result = 1;
+  while (exponent != 0) {
+    if (exponent & 1) result = WrapMul(result, base);
+    base = WrapMul(base, base);
+    exponent = static_cast<T>(static_cast<Unsigned<T>>(exponent) >> 1);
+  }
+  return result;
+}
+
+template <typename T>
+T FloatMax(T a, T b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  return a >= b ? a : b;
+}
+template <typename T>
+T FloatMin(T a, T b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  return a <= b ? a : b;
+}
+
+template <typename T>
+T Sign(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x) || x == 0) return x;  // keeps NaN and the sign of zero
+    return x > 0 ? T{1} : T{-1};
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>((x > 0) - (x < 0));
+  } else {
+    return x > 0 ? T{1} : T{0};
+  }
+}
+
+template <typename T>
+T Logistic(T x) { return T{1} / (T{1} + std::exp(-x)); }
+
+template <typename T>
+int CountLeadingZeros(T x) {
+  return std::countl_zero(static_cast<Unsigned<T>>(x));
+}
+template <typename T>
+int PopCount(T x) {
+  return std::popcount(static_cast<Unsigned<T>>(x));
+}
+
+// Float to integer conversion as XLA defines it: truncate toward zero,
+// saturate out-of-range values, NaN becomes 0.
+template <typename To, typename From>
+To SaturatingFloatToInt(From x) {
+  if (std::isnan(x)) return 0;
+  if (x <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+  // max() may round up when converted (e.g. INT64_MAX to double): compare >=.
+  if (x >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+  return static_cast<To>(x);
+}
+
+}  // namespace seam::scalar

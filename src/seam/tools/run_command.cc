@@ -1,0 +1,100 @@
+// `seam run FILE`: run a module on inputs (.npy/.npz, or random from --seed)
+// and print a summary of every output; --output saves them as .npz.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "seam/eval/arguments.h"
+#include "seam/eval/evaluator.h"
+#include "seam/eval/npy.h"
+#include "seam/text/parser.h"
+#include "seam/tools/commands.h"
+
+namespace seam {
+namespace {
+
+struct RunOptions {
+  std::string file;
+  std::string inputs;
+  std::string output;
+  uint64_t seed = 0;
+  std::string backend = "interp";
+};
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
+int Run(const RunOptions& options) {
+  absl::StatusOr<std::unique_ptr<Module>> module = [&]() -> absl::StatusOr<std::unique_ptr<Module>> {
+    auto modules = ParseHloFile(options.file);
+    if (!modules.ok()) return modules.status();
+    if (modules->size() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          options.file, ": error: holds ", modules->size(), " modules; seam run takes one"));
+    }
+    return std::move(modules->front());
+  }();
+  if (!module.ok()) return Fail(module.status());
+  const Computation& entry = *(*module)->entry();
+
+  std::vector<Literal> arguments;
+  if (options.inputs.empty()) {
+    arguments = RandomArguments(entry, options.seed);
+  } else {
+    absl::StatusOr<std::vector<Literal>> loaded = LoadArguments(entry, options.inputs);
+    if (!loaded.ok()) return Fail(loaded.status());
+    arguments = std::move(*loaded);
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  Evaluator evaluator;
+  absl::StatusOr<Literal> result = evaluator.Run(**module, arguments);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!result.ok()) {
+    SourceFile source(options.file, "");
+    absl::StatusOr<SourceFile> read = SourceFile::Read(options.file);
+    return Fail((read.ok() ? *read : source).Annotate(result.status()));
+  }
+  std::vector<NamedResult> results = NameResults(entry, std::move(*result));
+  std::printf("%s: %zu output(s) on backend %s in %.3f s\n", (*module)->name().c_str(),
+              results.size(), options.backend.c_str(), seconds);
+  for (const NamedResult& r : results) std::printf("  %s\n", FormatSummary(r).c_str());
+  if (!options.output.empty()) {
+    std::vector<std::pair<std::string, const Literal*>> arrays;
+    for (const NamedResult& r : results) {
+      if (!r.value.shape().IsArray()) {
+        return Fail(absl::InvalidArgumentError(absl::StrCat(
+            "output '", r.name, "' is ", r.value.shape().ToString(false),
+            "; only arrays can be saved")));
+      }
+      arrays.push_back({r.name, &r.value});
+    }
+    absl::Status written = WriteNpzFile(options.output, arrays);
+    if (!written.ok()) return Fail(written);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> AddRunCommand(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand(
+      "run", "Run a module on inputs and print a summary of each output");
+  command->add_option("FILE", options->file, "HLO text file holding one module")->required();
+  command->add_option("--inputs", options->inputs,
+                      ".npy (one parameter) or .npz with one array per parameter, bound by "
+                      "parameter name or else in order; default: random inputs from --seed");
+  command->add_option("--seed", options->seed, "Seed for random inputs")->default_val(0);
+  command->add_option("--output", options->output, "Write the outputs to this .npz file");
+  command->add_option("--backend", options->backend, "Where to run: interp (reference interpreter)")
+      ->check(CLI::IsMember({"interp"}))
+      ->default_val("interp");
+  return [options]() { return Run(*options); };
+}
+
+}  // namespace seam
