@@ -24,9 +24,7 @@ absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
     case Opcode::kRngBitGenerator:
       return EvalRng(instruction, operands);
     case Opcode::kCustomCall:
-      return absl::UnimplementedError(absl::StrCat(
-          "custom-call target \"", instruction.attrs().custom_call_target.value_or(""),
-          "\" has no interpreter handler"));
+      return EvalCustomCall(instruction, operands);
     default:
       break;
   }

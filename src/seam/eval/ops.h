@@ -42,6 +42,8 @@ absl::StatusOr<Literal> EvalBatchNorm(const Instruction& instruction, OperandVal
 // sort (sort.cc).
 absl::StatusOr<Literal> EvalSort(const Instruction& instruction, OperandValues operands,
                                  Evaluator& evaluator);
+// custom-call targets with a documented handler (custom_call.cc).
+absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandValues operands);
 // rng and rng-bit-generator (rng.cc).
 absl::StatusOr<Literal> EvalRng(const Instruction& instruction, OperandValues operands);
 

@@ -1,0 +1,80 @@
+// The custom-call targets the interpreter knows, one table row each; any
+// other target is an error naming it. Handlers documented here:
+// - Sharding, SPMDFullToShardShape, SPMDShardToFullShape, MoveToHost,
+//   MoveToDevice, AwsNeuronTransferWithStaticRing: identity (placement or
+//   transfer annotations, meaningless on one device).
+// - AwsNeuronGelu: x * Phi(x) with Phi the standard normal CDF (exact GELU).
+// - AwsNeuronGeluApprxTanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// - AwsNeuronGeluBackward: d/dx of exact GELU, Phi(x) + x phi(x) (the caller
+//   multiplies by the incoming gradient).
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "seam/eval/ops.h"
+
+namespace seam {
+namespace {
+
+Literal Identity(const Instruction& instruction, const Literal& x) {
+  Literal out(instruction.shape());
+  std::memcpy(out.mutable_bytes().data(), x.bytes().data(),
+              std::min(out.bytes().size(), x.bytes().size()));
+  return out;
+}
+
+Literal MapDouble(const Instruction& instruction, const Literal& x, double (*fn)(double)) {
+  Literal out(instruction.shape());
+  for (int64_t i = 0; i < out.element_count(); ++i) out.SetDouble(i, fn(x.GetDouble(i)));
+  return out;
+}
+
+double Phi(double x) { return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))); }
+double Gelu(double x) { return x * Phi(x); }
+double GeluTanh(double x) {
+  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+double GeluGrad(double x) { return Phi(x) + x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI); }
+
+struct Handler {
+  absl::string_view target;
+  std::function<Literal(const Instruction&, const Literal&)> run;
+};
+
+const std::vector<Handler>& Handlers() {
+  static const auto* handlers = new std::vector<Handler>{
+      {"Sharding", Identity},
+      {"SPMDFullToShardShape", Identity},
+      {"SPMDShardToFullShape", Identity},
+      {"MoveToHost", Identity},
+      {"MoveToDevice", Identity},
+      {"AwsNeuronTransferWithStaticRing", Identity},
+      {"AwsNeuronGelu", [](const Instruction& i, const Literal& x) { return MapDouble(i, x, Gelu); }},
+      {"AwsNeuronGeluApprxTanh",
+       [](const Instruction& i, const Literal& x) { return MapDouble(i, x, GeluTanh); }},
+      {"AwsNeuronGeluBackward",
+       [](const Instruction& i, const Literal& x) { return MapDouble(i, x, GeluGrad); }},
+  };
+  return *handlers;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandValues operands) {
+  std::string target = instruction.attrs().custom_call_target.value_or("");
+  for (const Handler& handler : Handlers()) {
+    if (handler.target != target) continue;
+    if (operands.size() != 1 || !instruction.shape().IsArray() ||
+        !operands[0]->shape().IsArray() ||
+        operands[0]->element_count() != Literal(instruction.shape()).element_count()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "custom-call target \"", target, "\" expects one array operand of the result's size"));
+    }
+    return handler.run(instruction, *operands[0]);
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("custom-call target \"", target, "\" has no interpreter handler"));
+}
+
+}  // namespace seam
