@@ -61,6 +61,13 @@ const std::vector<Handler>& Handlers() {
 
 }  // namespace
 
+bool HasCustomCallHandler(absl::string_view target) {
+  for (const Handler& handler : Handlers()) {
+    if (handler.target == target) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandValues operands) {
   std::string target = instruction.attrs().custom_call_target.value_or("");
   for (const Handler& handler : Handlers()) {

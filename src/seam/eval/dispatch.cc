@@ -4,6 +4,42 @@
 
 namespace seam {
 
+bool IsInterpretable(Opcode opcode) {
+  switch (opcode) {
+    // No reference semantics yet: fail before running, naming the op.
+    case Opcode::kFft:
+    case Opcode::kTriangularSolve:
+    case Opcode::kCholesky:
+    case Opcode::kTopK:
+    case Opcode::kRaggedDot:
+    case Opcode::kRaggedAllToAll:
+    case Opcode::kDynamicReshape:
+    case Opcode::kSetDimensionSize:
+    case Opcode::kStochasticConvert:
+    case Opcode::kRngGetAndUpdateState:
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kCopyStart:
+    case Opcode::kCopyDone:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
+      return false;
+    default:
+      return true;
+  }
+}
+
 absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
                                         OperandValues operands, Evaluator& evaluator) {
   switch (instruction.opcode()) {

@@ -82,6 +82,27 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
   return *value[s.root_slot];  // the root is a parameter: copy it
 }
 
+absl::Status CheckInterpretable(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      Opcode op = instruction->opcode();
+      if (op == Opcode::kCustomCall) {
+        std::string target = instruction->attrs().custom_call_target.value_or("");
+        if (!HasCustomCallHandler(target)) {
+          return ErrorAt(instruction->location(),
+                         absl::StrCat("'", instruction->name(), "': custom-call target \"",
+                                      target, "\" has no interpreter handler"));
+        }
+      } else if (!IsInterpretable(op)) {
+        return ErrorAt(instruction->location(),
+                       absl::StrCat("'", instruction->name(), "': the interpreter does not support '",
+                                    OpcodeName(op), "'"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckArguments(const Computation& computation,
                             absl::Span<const Literal> arguments) {
   if (arguments.size() != computation.parameters().size()) {

@@ -34,6 +34,11 @@ class Evaluator {
   absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
 };
 
+// Fails, naming the instruction and its location, when some instruction of
+// `module` has no interpreter semantics (an op or a custom-call target), so a
+// run stops before it starts rather than midway.
+absl::Status CheckInterpretable(const Module& module);
+
 // Checks that `arguments` fit the parameters of `computation`; the error says
 // which argument and what was expected.
 absl::Status CheckArguments(const Computation& computation,

@@ -9,6 +9,12 @@
 
 namespace seam {
 
+// Whether the interpreter has semantics for `opcode` (custom-calls also need
+// a handler for their target; see CheckInterpretable).
+bool IsInterpretable(Opcode opcode);
+// Whether a custom-call target has a documented handler (custom_call.cc).
+bool HasCustomCallHandler(absl::string_view target);
+
 // Routes an instruction to its family below.
 absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
                                         OperandValues operands, Evaluator& evaluator);

@@ -1,5 +1,7 @@
 // `seam run FILE`: run a module on inputs (.npy/.npz, or random from --seed)
 // and print a summary of every output; --output saves them as .npz.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -28,6 +30,32 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+// Refuses to start when the arguments alone would take more than half of
+// the machine's memory: the interpreter keeps intermediates too, and a run
+// killed by the OOM killer explains nothing.
+absl::Status CheckArgumentsFitInMemory(const Computation& entry) {
+  double bytes = 0;
+  for (const Instruction* param : entry.parameters()) {
+    if (param == nullptr || !param->shape().IsArray()) continue;
+    bytes += static_cast<double>(param->shape().ElementCount().value_or(0)) *
+             DTypeByteSize(param->shape().dtype());
+  }
+  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (memory > 0 && bytes > memory / 2) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "the arguments of '%s' take %.1f GiB; this machine has %.1f GiB of memory, and the "
+        "interpreter needs room for intermediates too",
+        entry.name(), bytes / (1 << 30), memory / (1 << 30)));
+  }
+  return absl::OkStatus();
+}
+
+// Renders an error that carries a source location against the file.
+int FailAt(const std::string& path, const absl::Status& status) {
+  absl::StatusOr<SourceFile> source = SourceFile::Read(path);
+  return Fail(source.ok() ? source->Annotate(status) : status);
+}
+
 int Run(const RunOptions& options) {
   absl::StatusOr<std::unique_ptr<Module>> module = [&]() -> absl::StatusOr<std::unique_ptr<Module>> {
     auto modules = ParseHloFile(options.file);
@@ -40,7 +68,11 @@ int Run(const RunOptions& options) {
   }();
   if (!module.ok()) return Fail(module.status());
   const Computation& entry = *(*module)->entry();
+  absl::Status interpretable = CheckInterpretable(**module);
+  if (!interpretable.ok()) return FailAt(options.file, interpretable);
 
+  absl::Status fits = CheckArgumentsFitInMemory(entry);
+  if (!fits.ok()) return Fail(fits);
   std::vector<Literal> arguments;
   if (options.inputs.empty()) {
     arguments = RandomArguments(entry, options.seed);
@@ -54,11 +86,7 @@ int Run(const RunOptions& options) {
   Evaluator evaluator;
   absl::StatusOr<Literal> result = evaluator.Run(**module, arguments);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!result.ok()) {
-    SourceFile source(options.file, "");
-    absl::StatusOr<SourceFile> read = SourceFile::Read(options.file);
-    return Fail((read.ok() ? *read : source).Annotate(result.status()));
-  }
+  if (!result.ok()) return FailAt(options.file, result.status());
   std::vector<NamedResult> results = NameResults(entry, std::move(*result));
   std::printf("%s: %zu output(s) on backend %s in %.3f s\n", (*module)->name().c_str(),
               results.size(), options.backend.c_str(), seconds);
