@@ -82,6 +82,28 @@ bool HasUnboundedDim(const Shape& s) {
   return Contains(s.dims(), Shape::kUnboundedSize);
 }
 
+// Size arithmetic on attribute values, which malformed input makes anything:
+// an overflow is reported rather than being undefined behaviour.
+struct CheckedInt {
+  int64_t value = 0;
+  bool overflow = false;
+  CheckedInt(int64_t v) : value(v) {}  // NOLINT: implicit, to mix with int64_t
+  CheckedInt operator+(CheckedInt o) const {
+    CheckedInt r(0);
+    r.overflow = overflow || o.overflow || __builtin_add_overflow(value, o.value, &r.value);
+    return r;
+  }
+  CheckedInt operator*(CheckedInt o) const {
+    CheckedInt r(0);
+    r.overflow = overflow || o.overflow || __builtin_mul_overflow(value, o.value, &r.value);
+    return r;
+  }
+};
+
+absl::Status Overflow(const Instruction& i) {
+  return Invalid("a result dimension of ", Op(i), " overflows 64 bits");
+}
+
 // ---- Called computations ----------------------------------------------
 
 absl::StatusOr<const Computation*> Called(const Instruction& i,
@@ -385,7 +407,10 @@ Inferred InferReshapeOrBitcast(const Instruction& i) {
     }
     return Shape::Array(x.dtype(), out->dims());
   }
-  if (*in_count * DTypeBits(x.dtype()) != *out_count * DTypeBits(out->dtype())) {
+  CheckedInt in_bits = CheckedInt(*in_count) * DTypeBits(x.dtype());
+  CheckedInt out_bits = CheckedInt(*out_count) * DTypeBits(out->dtype());
+  if (in_bits.overflow || out_bits.overflow) return std::nullopt;
+  if (in_bits.value != out_bits.value) {
     return Invalid("'bitcast' must keep the size in bits, but ", Str(x), " and ", Str(*out),
                    " differ");
   }
@@ -419,7 +444,8 @@ Inferred InferSlice(const Instruction& i) {
       return Invalid("range [", r.start, ":", r.limit, ":", r.stride,
                      "] of 'slice' does not fit dimension ", d, " of ", Str(x));
     }
-    dims.push_back((r.limit - r.start + r.stride - 1) / r.stride);
+    int64_t span = r.limit - r.start;
+    dims.push_back(span / r.stride + (span % r.stride != 0 ? 1 : 0));
   }
   return Shape::Array(x.dtype(), dims);
 }
@@ -484,7 +510,9 @@ Inferred InferConcatenate(const Instruction& i) {
       return Invalid("operands of 'concatenate' must agree except in dimension ", d, ", got ",
                      Str(x0), " and ", Str(x));
     }
-    out[d] += x.dim(d);
+    CheckedInt sum = CheckedInt(out[d]) + x.dim(d);
+    if (sum.overflow) return Overflow(i);
+    out[d] = sum.value;
   }
   return Shape::Array(x0.dtype(), out);
 }
@@ -505,12 +533,14 @@ Inferred InferPad(const Instruction& i) {
   std::vector<int64_t> dims;
   for (int d = 0; d < x.rank(); ++d) {
     const PadDim& p = (*padding)[d];
-    int64_t size = p.low + p.high + x.dim(d) + std::max<int64_t>(x.dim(d) - 1, 0) * p.interior;
-    if (p.interior < 0 || size < 0) {
+    CheckedInt size = CheckedInt(p.low) + p.high + x.dim(d) +
+                      CheckedInt(std::max<int64_t>(x.dim(d) - 1, 0)) * p.interior;
+    if (size.overflow) return Overflow(i);
+    if (p.interior < 0 || size.value < 0) {
       return Invalid("padding ", p.low, "_", p.high, "_", p.interior,
                      " of 'pad' does not fit dimension ", d, " of ", Str(x));
     }
-    dims.push_back(size);
+    dims.push_back(size.value);
   }
   return Shape::Array(x.dtype(), dims);
 }
@@ -689,13 +719,15 @@ absl::StatusOr<int64_t> WindowedSize(const Instruction& i, int64_t base, const W
                    " needs sizes, strides and dilations of at least 1, got size ", w.size,
                    " stride ", w.stride, " dilations ", w.lhs_dilation, ",", w.rhs_dilation);
   }
-  int64_t padded = (base == 0 ? 0 : (base - 1) * w.lhs_dilation + 1) + w.pad_low + w.pad_high;
-  int64_t window = (w.size - 1) * w.rhs_dilation + 1;
-  if (padded < 0) {
+  CheckedInt dilated = base == 0 ? CheckedInt(0) : CheckedInt(base - 1) * w.lhs_dilation + 1;
+  CheckedInt padded = dilated + w.pad_low + w.pad_high;
+  CheckedInt window = CheckedInt(w.size - 1) * w.rhs_dilation + 1;
+  if (padded.overflow || window.overflow) return Overflow(i);
+  if (padded.value < 0) {
     return Invalid("padding ", w.pad_low, "_", w.pad_high, " of ", Op(i),
                    " leaves a negative size of a dimension of ", base);
   }
-  return padded < window ? 0 : (padded - window) / w.stride + 1;
+  return padded.value < window.value ? 0 : (padded.value - window.value) / w.stride + 1;
 }
 
 absl::StatusOr<std::vector<int64_t>> WindowOutput(const Instruction& i, const Window& w,
