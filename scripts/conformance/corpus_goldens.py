@@ -35,7 +35,8 @@ CORPUS = "tests/corpus/hlo"
 # name -> corpus file; every one small enough to keep its data in the repo.
 GOLDEN_MODULES = {
     "toy_nn_loss": "hloenv_toy_nn_module_0093.jit_loss.44.before_optimizations.txt",
-    "maml_flax_train_step": "hloenv_maml_flax_module_0067.jit_train_step.26.before_optimizations.txt",
+    "maml_flax_train_step":
+        "hloenv_maml_flax_module_0067.jit_train_step.26.before_optimizations.txt",
     "hlo_test_train_step": "hloenv_hlo_test_jit_train_step.151.txt",
     "jax_issue33666_frag": "xla_jax_issue33666_frag_0428_module_0004.hlo",
 }

@@ -98,7 +98,8 @@ Tolerance ToleranceFor(DType type) {
 
 // How far `got` is from `want` in units of the tolerance: <= 1 passes.
 double FloatError(double got, double want, Tolerance tolerance) {
-  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : INFINITY;
+  if (std::isnan(want) || std::isnan(got))
+    return std::isnan(want) && std::isnan(got) ? 0 : INFINITY;
   if (std::isinf(want) || std::isinf(got)) return got == want ? 0 : INFINITY;
   double allowed = tolerance.absolute + tolerance.relative * std::abs(want);
   return std::abs(got - want) / allowed;
@@ -196,8 +197,8 @@ absl::StatusOr<std::string> RunGolden(const std::string& name) {
     Mismatch m = Compare(got, *want);
     if (m.count == 0) continue;
     absl::StrAppend(&report, what, " ", got.shape().ToString(false), ": ", m.count, " of ",
-                    want->element_count(), " elements differ; worst at ", m.worst_index,
-                    ": got ", m.worst_got, ", XLA ", m.worst_want,
+                    want->element_count(), " elements differ; worst at ", m.worst_index, ": got ",
+                    m.worst_got, ", XLA ", m.worst_want,
                     absl::StrFormat(" (%.3g x tolerance)\n", m.worst_error));
   }
   return report;
