@@ -46,7 +46,8 @@ struct CaseNote {
 constexpr CaseNote kKnownDifferences[] = {
     {"select_and_scatter_maxpool_grad",
      "select-and-scatter: select's pred result replaces the f32 accumulator after the first "
-     "comparison, so later window elements are compared wrongly"},
+     "comparison, so later ones write f32 bytes into a 1-byte pred (ASan: heap overflow) and "
+     "mostly keep the window's first element"},
     {"select_and_scatter_padded", "select-and-scatter, as above"},
     {"cnn_grad", "the max-pool gradient is a select-and-scatter, as above"},
     {"top_k", "topk has no interpreter semantics yet"},
