@@ -44,12 +44,6 @@ struct CaseNote {
 
 // Goldens Seam's interpreter does not match yet, one line of reason each.
 constexpr CaseNote kKnownDifferences[] = {
-    {"select_and_scatter_maxpool_grad",
-     "select-and-scatter: select's pred result replaces the f32 accumulator after the first "
-     "comparison, so later ones write f32 bytes into a 1-byte pred (ASan: heap overflow) and "
-     "mostly keep the window's first element"},
-    {"select_and_scatter_padded", "select-and-scatter, as above"},
-    {"cnn_grad", "the max-pool gradient is a select-and-scatter, as above"},
     {"top_k", "topk has no interpreter semantics yet"},
     {"rng_bit_generator",
      "rng-bit-generator draws Seam's documented SplitMix64 stream, not XLA's ThreeFry/Philox bits"},

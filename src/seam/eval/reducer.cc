@@ -42,11 +42,15 @@ ScalarCaller::ScalarCaller(const Computation& computation, Evaluator& evaluator,
   }
 }
 
-absl::Status ScalarCaller::Apply() {
+absl::StatusOr<Literal> ScalarCaller::Evaluate() {
   std::vector<const Literal*> arguments;
   for (const Literal& a : accumulators_) arguments.push_back(&a);
   for (const Literal& v : values_) arguments.push_back(&v);
-  SEAM_ASSIGN_OR_RETURN(Literal result, evaluator_.Call(computation_, arguments));
+  return evaluator_.Call(computation_, arguments);
+}
+
+absl::Status ScalarCaller::Apply() {
+  SEAM_ASSIGN_OR_RETURN(Literal result, Evaluate());
   if (result.shape().IsTuple()) {
     for (size_t i = 0; i < accumulators_.size(); ++i) {
       accumulators_[i] = std::move(result.mutable_tuple_elements()[i]);

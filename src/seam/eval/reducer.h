@@ -56,6 +56,10 @@ class ScalarCaller {
   std::vector<Literal>& accumulators() { return accumulators_; }
   std::vector<Literal>& values() { return values_; }
   absl::Status Apply();
+  // Runs the computation and returns its result, leaving the accumulators as
+  // they were: for comparators such as select-and-scatter's `select`, whose
+  // pred result differs in type from its arguments.
+  absl::StatusOr<Literal> Evaluate();
 
  private:
   const Computation& computation_;

@@ -234,8 +234,12 @@ absl::StatusOr<Literal> SelectAndScatter(const Instruction& instruction, Operand
                   operand.bytes().data() + chosen * size, size);
       std::memcpy(select.values()[0].mutable_bytes().data(), operand.bytes().data() + at * size,
                   size);
-      status = select.Apply();
-      if (status.ok() && !select.accumulators()[0].GetBits(0)) chosen = at;
+      absl::StatusOr<Literal> keep_current = select.Evaluate();
+      if (!keep_current.ok()) {
+        status = keep_current.status();
+      } else if (!keep_current->GetBits(0)) {
+        chosen = at;
+      }
     });
     if (chosen < 0) return;
     std::memcpy(scatter.accumulators()[0].mutable_bytes().data(),
