@@ -44,7 +44,6 @@ struct CaseNote {
 
 // Goldens Seam's interpreter does not match yet, one line of reason each.
 constexpr CaseNote kKnownDifferences[] = {
-    {"top_k", "topk has no interpreter semantics yet"},
     {"rng_bit_generator",
      "rng-bit-generator draws Seam's documented SplitMix64 stream, not XLA's ThreeFry/Philox bits"},
 };

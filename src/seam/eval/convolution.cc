@@ -3,6 +3,8 @@
 // XLA's operation semantics. Operands are packed into [batch][spatial][feature]
 // and [spatial][in][out] in the accumulator type so the innermost loop runs
 // over contiguous output features.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "seam/eval/dense_buffer.h"
 #include "seam/eval/index_util.h"
@@ -94,16 +96,23 @@ Literal Convolve(const Instruction& instruction, const Literal& input, const Lit
         k_linear += kk * ker_strides[s];
       }
       int64_t in_spatial_linear = LinearIndex(in_pos, in_strides);
-      for (int64_t f = 0; f < g.out_features; ++f) {
-        int64_t fg = f / out_per_fgroup;  // feature group of this output feature
-        int64_t bg = f / out_per_bgroup;  // batch group of this output feature
+      const Acc* k_row = &ker[k_linear * g.kernel_in_features * g.out_features];
+      // Output features in [f0, f1) share one feature group and one batch
+      // group, hence one input row; the innermost loop then runs over
+      // contiguous output features of both the kernel and the accumulator.
+      for (int64_t f0 = 0; f0 < g.out_features;) {
+        int64_t fg = f0 / out_per_fgroup;
+        int64_t bg = f0 / out_per_bgroup;
+        int64_t f1 = std::min((fg + 1) * out_per_fgroup, (bg + 1) * out_per_bgroup);
         int64_t n = bg * g.out_batch + o[0];
         const Acc* x = &in[(n * in_spatial_size + in_spatial_linear) * g.in_features +
                            fg * g.kernel_in_features];
-        const Acc* w = &ker[k_linear * g.kernel_in_features * g.out_features + f];
-        Acc sum{};
-        for (int64_t c = 0; c < g.kernel_in_features; ++c) sum += x[c] * w[c * g.out_features];
-        acc[f] += sum;
+        for (int64_t c = 0; c < g.kernel_in_features; ++c) {
+          const Acc xc = x[c];
+          const Acc* w = k_row + c * g.out_features;
+          for (int64_t f = f0; f < f1; ++f) acc[f] += xc * w[f];
+        }
+        f0 = f1;
       }
     });
   });

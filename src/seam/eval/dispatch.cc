@@ -10,7 +10,6 @@ bool IsInterpretable(Opcode opcode) {
     case Opcode::kFft:
     case Opcode::kTriangularSolve:
     case Opcode::kCholesky:
-    case Opcode::kTopK:
     case Opcode::kRaggedDot:
     case Opcode::kRaggedAllToAll:
     case Opcode::kDynamicReshape:
@@ -52,6 +51,8 @@ absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
       return EvalConvolution(instruction, operands);
     case Opcode::kSort:
       return EvalSort(instruction, operands, evaluator);
+    case Opcode::kTopK:
+      return EvalTopK(instruction, operands);
     case Opcode::kBatchNormTraining:
     case Opcode::kBatchNormInference:
     case Opcode::kBatchNormGrad:

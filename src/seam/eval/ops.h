@@ -48,6 +48,8 @@ absl::StatusOr<Literal> EvalBatchNorm(const Instruction& instruction, OperandVal
 // sort (sort.cc).
 absl::StatusOr<Literal> EvalSort(const Instruction& instruction, OperandValues operands,
                                  Evaluator& evaluator);
+// topk (topk.cc).
+absl::StatusOr<Literal> EvalTopK(const Instruction& instruction, OperandValues operands);
 // custom-call targets with a documented handler (custom_call.cc).
 absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandValues operands);
 // rng and rng-bit-generator (rng.cc).
