@@ -30,6 +30,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
+#include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/eval/npy.h"
 #include "seam/text/parser.h"
@@ -67,83 +68,6 @@ std::vector<std::string> ListGoldens() {
   }
   std::sort(names.begin(), names.end());
   return names;
-}
-
-struct Tolerance {
-  double absolute = 0, relative = 0;
-};
-
-Tolerance ToleranceFor(DType type) {
-  switch (type) {
-    case DType::kF32:
-    case DType::kC64:
-      return {1e-5, 1e-5};
-    case DType::kF64:
-    case DType::kC128:
-      return {1e-12, 1e-12};
-    case DType::kBF16:
-      return {1e-3, 1e-2};
-    case DType::kF16:
-      return {1e-4, 1e-3};
-    default:
-      return {0, 0};
-  }
-}
-
-// How far `got` is from `want` in units of the tolerance: <= 1 passes.
-double FloatError(double got, double want, Tolerance tolerance) {
-  if (std::isnan(want) || std::isnan(got))
-    return std::isnan(want) && std::isnan(got) ? 0 : INFINITY;
-  if (std::isinf(want) || std::isinf(got)) return got == want ? 0 : INFINITY;
-  double allowed = tolerance.absolute + tolerance.relative * std::abs(want);
-  return std::abs(got - want) / allowed;
-}
-
-// The comparison of one output: how many elements failed and the worst one.
-struct Mismatch {
-  int64_t count = 0;
-  int64_t worst_index = -1;
-  double worst_error = 0;
-  std::string worst_got, worst_want;
-};
-
-std::string FormatElement(const Literal& value, int64_t i) {
-  DType type = value.shape().dtype();
-  if (IsComplex(type)) {
-    std::complex<double> c = value.GetComplex(i);
-    return absl::StrFormat("(%.9g, %.9g)", c.real(), c.imag());
-  }
-  if (IsFloat(type)) return absl::StrFormat("%.9g", value.GetDouble(i));
-  if (IsUnsigned(type) || IsPred(type)) return absl::StrCat(value.GetBits(i));
-  return absl::StrCat(value.GetInt(i));
-}
-
-double ElementError(const Literal& got, const Literal& want, int64_t i, Tolerance tolerance) {
-  DType type = want.shape().dtype();
-  if (IsComplex(type)) {
-    std::complex<double> g = got.GetComplex(i), w = want.GetComplex(i);
-    return std::max(FloatError(g.real(), w.real(), tolerance),
-                    FloatError(g.imag(), w.imag(), tolerance));
-  }
-  if (IsFloat(type)) return FloatError(got.GetDouble(i), want.GetDouble(i), tolerance);
-  return got.GetBits(i) == want.GetBits(i) ? 0 : INFINITY;
-}
-
-Mismatch Compare(const Literal& got, const Literal& want) {
-  Mismatch mismatch;
-  Tolerance tolerance = ToleranceFor(want.shape().dtype());
-  for (int64_t i = 0; i < want.element_count(); ++i) {
-    double error = ElementError(got, want, i, tolerance);
-    if (error <= 1) continue;
-    ++mismatch.count;
-    if (mismatch.worst_index < 0 || error > mismatch.worst_error) {
-      mismatch.worst_index = i;
-      mismatch.worst_error = error;
-      mismatch.worst_got = FormatElement(got, i);
-      mismatch.worst_want = FormatElement(want, i);
-    }
-  }
-  return mismatch;
 }
 
 // The golden's module file: its own module.hlo, or the repository file
@@ -188,7 +112,7 @@ absl::StatusOr<std::string> RunGolden(const std::string& name) {
     absl::StatusOr<Literal> want =
         ConvertForParameter(std::move((*expected)[i].second), got.shape(), what);
     if (!want.ok()) return want.status();
-    Mismatch m = Compare(got, *want);
+    Mismatch m = CompareArrays(got, *want, ConformanceTolerance(want->shape().dtype()));
     if (m.count == 0) continue;
     absl::StrAppend(&report, what, " ", got.shape().ToString(false), ": ", m.count, " of ",
                     want->element_count(), " elements differ; worst at ", m.worst_index, ": got ",

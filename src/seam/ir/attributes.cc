@@ -48,11 +48,29 @@ std::vector<Computation*> Attributes::CalledComputations() const {
   return out;
 }
 
+void Attributes::MapCalledComputations(
+    const std::function<Computation*(Computation*)>& map) {
+  auto apply = [&](auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    if constexpr (std::is_same_v<T, std::optional<ComputationRef>>) {
+      if (member.has_value() && *member != nullptr) *member = map(*member);
+    } else if constexpr (std::is_same_v<T, std::optional<ComputationRefList>>) {
+      if (member.has_value()) {
+        for (Computation*& c : *member) {
+          if (c != nullptr) c = map(c);
+        }
+      }
+    }
+  };
+#define SEAM_ATTR(member, text, Type) apply(member);
+#include "seam/ir/attributes.def"
+#undef SEAM_ATTR
+}
+
 const std::vector<absl::string_view>& TypedAttributeNames() {
   static const auto* names = new std::vector<absl::string_view>{
 #define SEAM_ATTR(member, text, Type) text,
 #include "seam/ir/attributes.def"
-#include "absl/strings/string_view.h"
 #undef SEAM_ATTR
   };
   return *names;

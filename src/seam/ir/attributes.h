@@ -3,6 +3,8 @@
 // source order, so that printing loses nothing.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -95,6 +97,11 @@ struct Attributes {
   const VerbatimAttribute* FindVerbatim(absl::string_view name) const;
   // Called computations in print order (to_apply, body, branches...).
   std::vector<Computation*> CalledComputations() const;
+  // Points every called computation c at map(c): for passes that clone or
+  // replace computations.
+  void MapCalledComputations(const std::function<Computation*(Computation*)>& map);
+
+  bool operator==(const Attributes&) const = default;
 };
 
 // The text names of the typed attributes, in print order.

@@ -24,6 +24,7 @@ Instruction* Computation::AddInstruction(
 void Computation::RemoveInstruction(Instruction* instruction) {
   SEAM_CHECK(instruction->users().empty() && instruction != root_);
   instruction->DetachOperands();
+  instruction->DetachControlEdges();
   for (Instruction*& param : parameters_) {
     if (param == instruction) param = nullptr;
   }
@@ -31,6 +32,22 @@ void Computation::RemoveInstruction(Instruction* instruction) {
                          [&](const auto& p) { return p.get() == instruction; });
   SEAM_CHECK(it != instructions_.end());
   instructions_.erase(it);
+}
+
+void Computation::RemoveInstructions(const absl::flat_hash_set<Instruction*>& dead) {
+  for (Instruction* instruction : dead) {
+    SEAM_CHECK(instruction != root_);
+    instruction->DetachOperands();
+    instruction->DetachControlEdges();
+  }
+  for (Instruction*& param : parameters_) {
+    if (dead.contains(param)) param = nullptr;
+  }
+  std::erase_if(instructions_, [&](const std::unique_ptr<Instruction>& i) {
+    if (!dead.contains(i.get())) return false;
+    SEAM_CHECK(i->users().empty());
+    return true;
+  });
 }
 
 std::vector<Instruction*> Computation::MakePostOrder() const {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "seam/ir/instruction.h"
 #include "seam/ir/source_location.h"
 
@@ -27,6 +29,9 @@ class Computation {
   Instruction* AddInstruction(std::unique_ptr<Instruction> instruction);
   // Removes an instruction that has no users and is not the root.
   void RemoveInstruction(Instruction* instruction);
+  // Removes a set of instructions used by nothing outside the set, none of
+  // them the root, in one sweep (removing one at a time is quadratic).
+  void RemoveInstructions(const absl::flat_hash_set<Instruction*>& dead);
 
   // Instructions in the order they were added (text order after parsing).
   const std::vector<std::unique_ptr<Instruction>>& instructions() const {

@@ -61,7 +61,26 @@ void Instruction::set_literal(Literal literal) {
 }
 
 void Instruction::AddControlPredecessor(Instruction* predecessor) {
+  if (std::find(control_predecessors_.begin(), control_predecessors_.end(), predecessor) !=
+      control_predecessors_.end()) {
+    return;
+  }
   control_predecessors_.push_back(predecessor);
+  predecessor->control_successors_.push_back(this);
+}
+
+void Instruction::DetachControlEdges() {
+  for (Instruction* successor : control_successors_) {
+    std::erase(successor->control_predecessors_, this);
+    for (Instruction* predecessor : control_predecessors_) {
+      if (predecessor != successor) successor->AddControlPredecessor(predecessor);
+    }
+  }
+  for (Instruction* predecessor : control_predecessors_) {
+    std::erase(predecessor->control_successors_, this);
+  }
+  control_predecessors_.clear();
+  control_successors_.clear();
 }
 
 bool Instruction::IsRoot() const {

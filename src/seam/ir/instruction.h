@@ -64,6 +64,11 @@ class Instruction {
     return control_predecessors_;
   }
   void AddControlPredecessor(Instruction* predecessor);
+  // Instructions that name this one as a control predecessor.
+  const std::vector<Instruction*>& control_successors() const { return control_successors_; }
+  // Drops every control edge into and out of this instruction, handing its
+  // predecessors to its successors so the order between them is kept.
+  void DetachControlEdges();
 
   SourceLocation location() const { return location_; }
   void set_location(SourceLocation location) { location_ = location; }
@@ -81,6 +86,7 @@ class Instruction {
   std::vector<Instruction*> operands_;
   std::vector<Instruction*> users_;
   std::vector<Instruction*> control_predecessors_;
+  std::vector<Instruction*> control_successors_;
   Attributes attrs_;
   int64_t parameter_number_ = -1;
   std::unique_ptr<Literal> literal_;

@@ -12,5 +12,7 @@ namespace seam {
 std::function<int()> AddOptCommand(CLI::App& app);
 // Adds `seam run`.
 std::function<int()> AddRunCommand(CLI::App& app);
+// Adds `seam passes`.
+std::function<int()> AddPassesCommand(CLI::App& app);
 
 }  // namespace seam

@@ -1,10 +1,12 @@
-// `seam opt FILE`: parse, verify and print HLO modules. Later the graph passes
-// run here (`--passes=`).
+// `seam opt FILE [--passes=SPEC]`: parse, verify, run graph passes and print
+// HLO modules.
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "seam/passes/pipeline.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 #include "seam/tools/commands.h"
@@ -15,15 +17,38 @@ std::function<int()> AddOptCommand(CLI::App& app) {
   struct Options {
     std::string file;
     bool verify = true;
+    std::string passes;
+    bool verify_each = false;
+    std::string dump_to;
+    bool stats = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "opt", "Parse, verify and print HLO modules (every module of a `// -----` file)");
+      "opt", "Parse, verify, run graph passes on and print HLO modules (every module of a "
+             "`// -----` file)");
   command->add_option("FILE", options->file, "HLO text file, or - for standard input")
       ->required();
   command->add_flag("!--no-verify", options->verify,
                     "Skip the verifier (shape and structure checks)");
+  command->add_option("--passes", options->passes,
+                      "Pipeline spec, e.g. dce,cse,fixpoint(algsimp,dce), or `default`");
+  command->add_flag("--verify-each", options->verify_each,
+                    "Verify the module after every pass that changed it");
+  command->add_option("--dump-to", options->dump_to,
+                      "Write the module to DIR after every pass that changed it");
+  command->add_flag("--stats", options->stats,
+                    "Print per-pass runs, wall time and op-count delta to stderr");
   return [options]() -> int {
+    // The spec is checked before any file is read: a typo fails fast.
+    std::optional<Pipeline> pipeline;
+    if (!options->passes.empty()) {
+      absl::StatusOr<Pipeline> parsed = Pipeline::Parse(options->passes);
+      if (!parsed.ok()) {
+        std::fprintf(stderr, "%s\n", std::string(parsed.status().message()).c_str());
+        return 2;
+      }
+      pipeline = std::move(*parsed);
+    }
     absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules;
     ParseOptions parse_options{.verify = options->verify};
     if (options->file == "-") {
@@ -35,6 +60,22 @@ std::function<int()> AddOptCommand(CLI::App& app) {
     if (!modules.ok()) {
       std::fprintf(stderr, "%s\n", std::string(modules.status().message()).c_str());
       return 1;
+    }
+    if (pipeline.has_value()) {
+      PipelineOptions run_options{.verify_each = options->verify_each,
+                                  .dump_to = options->dump_to};
+      for (std::unique_ptr<Module>& module : *modules) {
+        PipelineReport report;
+        absl::StatusOr<bool> changed = pipeline->Run(*module, run_options, &report);
+        if (!changed.ok()) {
+          std::fprintf(stderr, "%s: %s\n", module->name().c_str(),
+                       std::string(changed.status().message()).c_str());
+          return 1;
+        }
+        if (options->stats) {
+          std::fprintf(stderr, "module %s\n%s", module->name().c_str(), report.Summary().c_str());
+        }
+      }
     }
     std::fputs(PrintModules(*modules).c_str(), stdout);
     return 0;

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   };
   add(seam::AddOptCommand);
   add(seam::AddRunCommand);
+  add(seam::AddPassesCommand);
 
   try {
     app.parse(argc, argv);
