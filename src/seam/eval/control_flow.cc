@@ -22,12 +22,14 @@ Literal TupleOf(const Shape& shape, OperandValues operands) {
 }
 
 // A constant whose values the text elided (`{...}`) reads as deterministic
-// pseudo-random data seeded by the constant's name (see random_fill.h).
+// pseudo-random data seeded by the constant's name, or by the name of the
+// constant it was copied from (see random_fill.h).
 Literal ConstantValue(const Instruction& instruction) {
   const Literal& literal = *instruction.literal();
   if (!literal.is_elided()) return literal;
   Literal filled(instruction.shape());
-  FillElided(filled, instruction.name());
+  FillElided(filled, literal.elided_identity().empty() ? instruction.name()
+                                                      : literal.elided_identity());
   return filled;
 }
 

@@ -23,6 +23,11 @@ class Literal {
 
   const Shape& shape() const { return shape_; }
   bool is_elided() const { return elided_; }
+  // Which elided data this is, when it was copied from another instruction's
+  // constant (passes clone constants under new names); empty means "the
+  // constant's own name". The interpreter seeds elided data from it.
+  const std::string& elided_identity() const { return elided_identity_; }
+  void set_elided_identity(std::string identity) { elided_identity_ = std::move(identity); }
   bool is_opaque() const { return !opaque_text_.empty(); }
   const std::string& opaque_text() const { return opaque_text_; }
   int64_t element_count() const { return element_count_; }
@@ -59,6 +64,7 @@ class Literal {
   std::vector<uint8_t> bytes_;
   std::vector<Literal> elements_;
   bool elided_ = false;
+  std::string elided_identity_;
   std::string opaque_text_;
 };
 

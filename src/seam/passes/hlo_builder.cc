@@ -43,7 +43,14 @@ Instruction* HloBuilder::Clone(const Instruction& original, std::vector<Instruct
   for (Instruction* operand : operands) instruction->AppendOperand(operand);
   instruction->mutable_attrs() = original.attrs();
   instruction->set_parameter_number(original.parameter_number());
-  if (original.literal() != nullptr) instruction->set_literal(*original.literal());
+  if (original.literal() != nullptr) {
+    Literal literal = *original.literal();
+    // The copy stands for the same elided data as the original.
+    if (literal.is_elided() && literal.elided_identity().empty()) {
+      literal.set_elided_identity(original.name());
+    }
+    instruction->set_literal(std::move(literal));
+  }
   instruction->set_location(original.location());
   return computation_.AddInstruction(std::move(instruction));
 }

@@ -62,8 +62,9 @@ std::function<int()> AddOptCommand(CLI::App& app) {
       return 1;
     }
     if (pipeline.has_value()) {
-      PipelineOptions run_options{.verify_each = options->verify_each,
-                                  .dump_to = options->dump_to};
+      PipelineOptions run_options;
+      run_options.verify_each = options->verify_each;
+      run_options.dump_to = options->dump_to;
       for (std::unique_ptr<Module>& module : *modules) {
         PipelineReport report;
         absl::StatusOr<bool> changed = pipeline->Run(*module, run_options, &report);

@@ -1,17 +1,22 @@
 // `seam run FILE`: run a module on inputs (.npy/.npz, or random from --seed)
 // and print a summary of every output; --output saves them as .npz.
+// --passes=SPEC runs graph passes first; with --verify the module also runs
+// as written, on the same inputs, and the outputs must agree.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_format.h"
 #include "seam/eval/arguments.h"
+#include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/eval/npy.h"
 #include "seam/text/parser.h"
+#include "seam/passes/pipeline.h"
 #include "seam/tools/commands.h"
 
 namespace seam {
@@ -23,6 +28,8 @@ struct RunOptions {
   std::string output;
   uint64_t seed = 0;
   std::string backend = "interp";
+  std::string passes;
+  bool verify = false;
 };
 
 int Fail(const absl::Status& status) {
@@ -56,16 +63,54 @@ int FailAt(const std::string& path, const absl::Status& status) {
   return Fail(source.ok() ? source->Annotate(status) : status);
 }
 
+absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file) {
+  auto modules = ParseHloFile(file);
+  if (!modules.ok()) return modules.status();
+  if (modules->size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": error: holds ", modules->size(), " modules; seam run takes one"));
+  }
+  return std::move(modules->front());
+}
+
+// Runs the module as written on `arguments` and compares with `results`.
+int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>& arguments,
+                          const std::vector<NamedResult>& results) {
+  absl::StatusOr<std::unique_ptr<Module>> original = LoadModule(options.file);
+  if (!original.ok()) return Fail(original.status());
+  Evaluator evaluator;
+  absl::StatusOr<Literal> expected = evaluator.Run(**original, arguments);
+  if (!expected.ok()) return FailAt(options.file, expected.status());
+  std::vector<NamedResult> want = NameResults(*(*original)->entry(), std::move(*expected));
+  if (want.size() != results.size()) {
+    std::printf("verify: FAILED: %zu outputs after the passes, %zu before\n", results.size(),
+                want.size());
+    return 1;
+  }
+  std::string differences;
+  for (size_t i = 0; i < want.size(); ++i) {
+    differences += DescribeDifferences(results[i].value, want[i].value, &RewriteTolerance,
+                                       absl::StrCat("output ", i, " (", want[i].name, ")"));
+  }
+  if (!differences.empty()) {
+    std::printf("verify: FAILED: outputs differ from the module as written\n%s",
+                differences.c_str());
+    return 1;
+  }
+  std::printf("verify: %zu output(s) match the module as written\n", want.size());
+  return 0;
+}
+
 int Run(const RunOptions& options) {
-  absl::StatusOr<std::unique_ptr<Module>> module = [&]() -> absl::StatusOr<std::unique_ptr<Module>> {
-    auto modules = ParseHloFile(options.file);
-    if (!modules.ok()) return modules.status();
-    if (modules->size() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          options.file, ": error: holds ", modules->size(), " modules; seam run takes one"));
-    }
-    return std::move(modules->front());
-  }();
+  std::optional<Pipeline> pipeline;
+  if (!options.passes.empty()) {
+    absl::StatusOr<Pipeline> parsed = Pipeline::Parse(options.passes);
+    if (!parsed.ok()) return Fail(parsed.status());
+    pipeline = std::move(*parsed);
+  } else if (options.verify) {
+    return Fail(absl::InvalidArgumentError("--verify compares against --passes=SPEC; give both"));
+  }
+  absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file);
   if (!module.ok()) return Fail(module.status());
   const Computation& entry = *(*module)->entry();
   absl::Status interpretable = CheckInterpretable(**module);
@@ -80,6 +125,15 @@ int Run(const RunOptions& options) {
     absl::StatusOr<std::vector<Literal>> loaded = LoadArguments(entry, options.inputs);
     if (!loaded.ok()) return Fail(loaded.status());
     arguments = std::move(*loaded);
+  }
+
+  if (pipeline.has_value()) {
+    PipelineOptions pipeline_options;
+    pipeline_options.verify_each = options.verify;
+    absl::StatusOr<bool> changed = pipeline->Run(**module, pipeline_options);
+    if (!changed.ok()) return Fail(changed.status());
+    absl::Status still_interpretable = CheckInterpretable(**module);
+    if (!still_interpretable.ok()) return Fail(still_interpretable);
   }
 
   auto start = std::chrono::steady_clock::now();
@@ -104,6 +158,7 @@ int Run(const RunOptions& options) {
     absl::Status written = WriteNpzFile(options.output, arrays);
     if (!written.ok()) return Fail(written);
   }
+  if (options.verify) return VerifyAgainstOriginal(options, arguments, results);
   return 0;
 }
 
@@ -122,6 +177,11 @@ std::function<int()> AddRunCommand(CLI::App& app) {
   command->add_option("--backend", options->backend, "Where to run: interp (reference interpreter)")
       ->check(CLI::IsMember({"interp"}))
       ->default_val("interp");
+  command->add_option("--passes", options->passes,
+                      "Run these graph passes first (a pipeline spec, or `default`)");
+  command->add_flag("--verify", options->verify,
+                    "Also run the module as written on the same inputs and fail unless the "
+                    "outputs agree (float tolerance: f32 1e-3 relative, bf16 3e-2)");
   return [options]() { return Run(*options); };
 }
 
