@@ -3,7 +3,9 @@
 // arithmetic wraps; division by zero and INT_MIN / -1 give what XLA's CPU and
 // GPU backends give: x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 = INT_MIN,
 // INT_MIN % -1 = 0. Shifts by the bit width or more give 0, or the sign for
-// arithmetic right shifts. Float max / min propagate NaN.
+// arithmetic right shifts. Float max / min propagate NaN and order -0 below
+// +0 whatever the operand order (IEEE 754-2019 maximum / minimum, which XLA's
+// CPU backend emits as llvm.maximum / llvm.minimum).
 #pragma once
 
 #include <bit>
@@ -94,13 +96,15 @@ template <typename T>
 T FloatMax(T a, T b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  return a >= b ? a : b;
+  if (a == b) return std::signbit(a) ? b : a;  // max(-0, +0) = +0
+  return a > b ? a : b;
 }
 template <typename T>
 T FloatMin(T a, T b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  return a <= b ? a : b;
+  if (a == b) return std::signbit(a) ? a : b;  // min(+0, -0) = -0
+  return a < b ? a : b;
 }
 
 template <typename T>
