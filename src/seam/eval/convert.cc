@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "seam/eval/element_traits.h"
@@ -64,33 +65,41 @@ absl::StatusOr<Literal> BitcastConvert(const Shape& shape, const Literal& x) {
 }
 
 // Rounds the bits of an IEEE value of (kExponent, kMantissa) to a format with
-// `exponent_bits` and `mantissa_bits`, as XLA's reduce-precision does:
-// round to nearest even, overflow to inf, underflow to signed zero. NaNs are
-// handled by the caller (kept as they are).
+// `exponent_bits` and `mantissa_bits`, as XLA's reduce-precision does in the
+// operand's own type: round to nearest even, overflow to inf, underflow
+// (anything below the narrow format's smallest normal) to signed zero. A NaN
+// stays as it is, except that a format without mantissa bits has no NaN and
+// XLA gives +inf.
 template <typename Bits, int kExponent, int kMantissa>
 Bits ReduceBits(Bits x, int exponent_bits, int mantissa_bits) {
+  // Work in at least 32 bits so that 16-bit types do not promote to int.
+  using W = std::conditional_t<(sizeof(Bits) < 4), uint32_t, Bits>;
   constexpr int kTotal = 1 + kExponent + kMantissa;
-  Bits rounded = x;
+  constexpr W kExponentMask = ((W{1} << kExponent) - 1) << kMantissa;
+  constexpr W kMantissaMask = (W{1} << kMantissa) - 1;
+  W rounded = x;
+  if ((rounded & kExponentMask) == kExponentMask && (rounded & kMantissaMask) != 0) {
+    return static_cast<Bits>(mantissa_bits > 0 ? rounded : kExponentMask);
+  }
   if (mantissa_bits < kMantissa) {
     int shift = kMantissa - mantissa_bits;
-    Bits last_bit_mask = Bits{1} << shift;
-    Bits bias = ((rounded & last_bit_mask) >> shift) + ((last_bit_mask >> 1) - 1);
+    W last_bit_mask = W{1} << shift;
+    W bias = ((rounded & last_bit_mask) >> shift) + ((last_bit_mask >> 1) - 1);
     rounded = (rounded + bias) & ~(last_bit_mask - 1);
   }
   if (exponent_bits < kExponent) {
-    Bits sign_mask = Bits{1} << (kTotal - 1);
-    Bits exponent_mask = ((Bits{1} << kExponent) - 1) << kMantissa;
-    Bits bias = (Bits{1} << (kExponent - 1)) - 1;
-    Bits reduced_bias = (Bits{1} << (exponent_bits - 1)) - 1;
-    Bits exponent = rounded & exponent_mask;
-    Bits signed_zero = rounded & sign_mask;
+    W sign_mask = W{1} << (kTotal - 1);
+    W bias = (W{1} << (kExponent - 1)) - 1;
+    W reduced_bias = (W{1} << (exponent_bits - 1)) - 1;
+    W exponent = rounded & kExponentMask;
+    W signed_zero = rounded & sign_mask;
     if (exponent > ((bias + reduced_bias) << kMantissa)) {
-      rounded = signed_zero | exponent_mask;
+      rounded = signed_zero | kExponentMask;
     } else if (exponent <= ((bias - reduced_bias) << kMantissa)) {
       rounded = signed_zero;
     }
   }
-  return rounded;
+  return static_cast<Bits>(rounded);
 }
 
 absl::StatusOr<Literal> ReducePrecision(const Instruction& instruction, const Literal& x) {
@@ -99,23 +108,35 @@ absl::StatusOr<Literal> ReducePrecision(const Instruction& instruction, const Li
   if (exponent_bits < 1 || mantissa_bits < 0) {
     return absl::InvalidArgumentError("reduce-precision needs exponent_bits >= 1, mantissa_bits >= 0");
   }
+  uint64_t (*reduce)(uint64_t, int, int) = nullptr;
+  switch (x.shape().dtype()) {
+    case DType::kF64:
+      reduce = [](uint64_t b, int e, int m) -> uint64_t {
+        return ReduceBits<uint64_t, 11, 52>(b, e, m);
+      };
+      break;
+    case DType::kF32:
+      reduce = [](uint64_t b, int e, int m) -> uint64_t {
+        return ReduceBits<uint32_t, 8, 23>(static_cast<uint32_t>(b), e, m);
+      };
+      break;
+    case DType::kBF16:
+      reduce = [](uint64_t b, int e, int m) -> uint64_t {
+        return ReduceBits<uint16_t, 8, 7>(static_cast<uint16_t>(b), e, m);
+      };
+      break;
+    case DType::kF16:
+      reduce = [](uint64_t b, int e, int m) -> uint64_t {
+        return ReduceBits<uint16_t, 5, 10>(static_cast<uint16_t>(b), e, m);
+      };
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("reduce-precision is not defined on ", DTypeName(x.shape().dtype())));
+  }
   Literal out(instruction.shape());
-  bool wide = x.shape().dtype() == DType::kF64;
   for (int64_t i = 0; i < out.element_count(); ++i) {
-    double v = x.GetDouble(i);
-    if (std::isnan(v)) {
-      out.SetDouble(i, v);
-      continue;
-    }
-    if (wide) {
-      uint64_t bits = std::bit_cast<uint64_t>(v);
-      out.SetDouble(i, std::bit_cast<double>(
-                           ReduceBits<uint64_t, 11, 52>(bits, exponent_bits, mantissa_bits)));
-    } else {
-      uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(v));
-      out.SetDouble(i, std::bit_cast<float>(
-                           ReduceBits<uint32_t, 8, 23>(bits, exponent_bits, mantissa_bits)));
-    }
+    out.SetBits(i, reduce(x.GetBits(i), exponent_bits, mantissa_bits));
   }
   return out;
 }
