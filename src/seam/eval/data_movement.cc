@@ -1,6 +1,8 @@
 // Ops that move elements without computing on them. All arrays are in
-// logical row-major order, so reshape, bitcast and copy are byte copies and the
-// rest map each output index to an input index.
+// logical row-major order, so reshape and copy are byte copies and the rest
+// map each output index to an input index. bitcast reinterprets the physical
+// buffer: a byte copy too unless a layout makes memory order differ from
+// row-major.
 #include <algorithm>
 #include <cstring>
 
@@ -45,6 +47,55 @@ Literal ByteCopy(const Shape& shape, const Literal& in) {
   std::memcpy(out.mutable_bytes().data(), in.bytes().data(),
               std::min(out.bytes().size(), in.bytes().size()));
   return out;
+}
+
+// The dimensions of `shape` from minor to major in memory: its layout's, or
+// row-major when it has none. Tiling is not modelled.
+std::vector<int64_t> MinorToMajor(const Shape& shape) {
+  if (shape.layout().has_value() &&
+      shape.layout()->minor_to_major.size() == static_cast<size_t>(shape.rank())) {
+    return shape.layout()->minor_to_major;
+  }
+  std::vector<int64_t> order;
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
+  return order;
+}
+
+// bitcast: each output element is the operand element at the same memory
+// offset, each side placed by its own layout (XLA copies the layout-ordered
+// buffer). When both layouts are row-major this is a byte copy.
+Literal Bitcast(const Instruction& instruction, const Literal& in) {
+  const Shape& to = instruction.shape();
+  const Shape& from = instruction.operand(0)->shape();
+  std::vector<int64_t> to_order = MinorToMajor(to), from_order = MinorToMajor(from);
+  auto row_major = [](const std::vector<int64_t>& order) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (order[k] != static_cast<int64_t>(order.size() - 1 - k)) return false;
+    }
+    return true;
+  };
+  if ((row_major(to_order) && row_major(from_order)) ||
+      DTypeByteSize(to.dtype()) != DTypeByteSize(from.dtype()) ||
+      to.ElementCount() != from.ElementCount()) {
+    return ByteCopy(to, in);
+  }
+  std::vector<int64_t> to_strides(to.rank());
+  int64_t stride = 1;
+  for (int64_t d : to_order) {
+    to_strides[d] = stride;
+    stride *= to.dim(static_cast<int>(d));
+  }
+  std::vector<int64_t> from_strides = RowMajorStrides(from.dims());
+  return Remap(to, in, [&](absl::Span<const int64_t> index) {
+    int64_t offset = LinearIndex(index, to_strides);
+    int64_t from_linear = 0;
+    for (int64_t d : from_order) {  // the offset's digits, minor first
+      int64_t size = from.dim(static_cast<int>(d));
+      from_linear += (offset % size) * from_strides[d];
+      offset /= size;
+    }
+    return from_linear;
+  });
 }
 
 Literal Broadcast(const Instruction& instruction, const Literal& in) {
@@ -204,8 +255,8 @@ absl::StatusOr<Literal> EvalDataMovement(const Instruction& instruction, Operand
   switch (instruction.opcode()) {
     case Opcode::kBroadcast: return Broadcast(instruction, *operands[0]);
     case Opcode::kReshape:
-    case Opcode::kBitcast:
     case Opcode::kCopy: return ByteCopy(instruction.shape(), *operands[0]);
+    case Opcode::kBitcast: return Bitcast(instruction, *operands[0]);
     case Opcode::kTranspose: return Transpose(instruction, *operands[0]);
     case Opcode::kSlice: return Slice(instruction, *operands[0]);
     case Opcode::kReverse: return Reverse(instruction, *operands[0]);
