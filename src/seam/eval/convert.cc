@@ -60,7 +60,9 @@ absl::StatusOr<Literal> BitcastConvert(const Shape& shape, const Literal& x) {
                                                    " to ", shape.ToString(false),
                                                    " changes the byte size"));
   }
-  std::memcpy(out.mutable_bytes().data(), x.bytes().data(), x.bytes().size());
+  if (!x.bytes().empty()) {  // memcpy from an empty vector's null data() is undefined
+    std::memcpy(out.mutable_bytes().data(), x.bytes().data(), x.bytes().size());
+  }
   return out;
 }
 

@@ -44,8 +44,9 @@ Literal Remap(const Shape& shape, const Literal& in, SourceFn source,
 
 Literal ByteCopy(const Shape& shape, const Literal& in) {
   Literal out(shape);
-  std::memcpy(out.mutable_bytes().data(), in.bytes().data(),
-              std::min(out.bytes().size(), in.bytes().size()));
+  size_t bytes = std::min(out.bytes().size(), in.bytes().size());
+  // An empty vector's data() may be null, and memcpy from null is undefined.
+  if (bytes > 0) std::memcpy(out.mutable_bytes().data(), in.bytes().data(), bytes);
   return out;
 }
 
@@ -178,7 +179,7 @@ Literal Concatenate(const Instruction& instruction, OperandValues operands) {
   int64_t offset = 0;
   for (const Literal* operand : operands) {
     int64_t run = operand->shape().dim(static_cast<int>(axis)) * inner * size;
-    for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t o = 0; run > 0 && o < outer; ++o) {  // an empty operand may have no buffer
       std::memcpy(out.mutable_bytes().data() + o * out_run + offset,
                   operand->bytes().data() + o * run, run);
     }
