@@ -6,6 +6,8 @@
 
 namespace seam {
 
-const char kDefaultPipeline[] = "dce";
+const char kDefaultPipeline[] =
+    "computation-deduplicator,dce,"
+    "fixpoint(cse,constant-folding,dce)";
 
 }  // namespace seam

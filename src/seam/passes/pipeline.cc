@@ -241,10 +241,14 @@ std::string PipelineReport::Summary() const {
     double seconds = 0;
     int64_t delta = 0;
   };
-  std::map<std::string, Totals> by_pass;
+  // Passes in the order they first ran.
+  std::vector<std::pair<std::string, Totals>> by_pass;
+  std::map<std::string, size_t> index;
   double total_seconds = 0;
   for (const PassRunRecord& r : runs) {
-    Totals& t = by_pass[r.pass];
+    auto [it, inserted] = index.emplace(r.pass, by_pass.size());
+    if (inserted) by_pass.push_back({r.pass, Totals{}});
+    Totals& t = by_pass[it->second].second;
     ++t.runs;
     t.changes += r.changed;
     t.seconds += r.seconds;
