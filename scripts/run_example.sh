@@ -5,5 +5,7 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 scripts/build.sh
 example=examples/layer_norm_bf16.hlo
-echo "seam: parsing, verifying and printing $example"
-build/seam opt "$example"
+echo "seam: the default pass pipeline on $example, then the module before and after it"
+echo "in the reference interpreter on the same random inputs"
+build/seam opt "$example" --passes=default --stats > /dev/null
+build/seam run "$example" --passes=default --verify
