@@ -18,6 +18,8 @@ BUILD_DIR=build scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 echo "== parse benchmark (not a timed test)"
 build/bench/seam_parse_bench
+echo "== default pass pipeline on the corpus (not a timed test)"
+build/bench/seam_pass_bench --repeat 3
 
 echo "== sanitizer build of the parser tests"
 BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DSEAM_SANITIZE=ON
