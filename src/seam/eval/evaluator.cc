@@ -1,6 +1,11 @@
 #include "seam/eval/evaluator.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "seam/eval/ops.h"
 #include "seam/util/error_location.h"
 #include "seam/util/status_macros.h"
@@ -16,7 +21,31 @@ struct Evaluator::Schedule {
   int root_slot = -1;
 };
 
-Evaluator::Evaluator() = default;
+namespace {
+
+int64_t ByteSize(const Literal& literal) {
+  int64_t bytes = static_cast<int64_t>(literal.bytes().size());
+  for (const Literal& element : literal.tuple_elements()) bytes += ByteSize(element);
+  return bytes;
+}
+
+int64_t DefaultMemoryLimit() {
+  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  return memory > 0 ? static_cast<int64_t>(memory * 0.75) : int64_t{1} << 40;
+}
+
+// Takes a value out of a slot whose last use is the current step instead of
+// copying it: tuple and get-tuple-element would otherwise duplicate whole
+// loop states.
+bool CanMoveFrom(const std::vector<std::optional<Literal>>& owned, int slot,
+                 const std::vector<int>& release_after) {
+  return owned[slot].has_value() &&
+         std::find(release_after.begin(), release_after.end(), slot) != release_after.end();
+}
+
+}  // namespace
+
+Evaluator::Evaluator() : memory_limit_(DefaultMemoryLimit()) {}
 Evaluator::~Evaluator() = default;
 
 const Evaluator::Schedule& Evaluator::ScheduleFor(const Computation& computation) {
@@ -51,8 +80,17 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
                                         OperandValues arguments) {
   const Schedule& s = ScheduleFor(computation);
   std::vector<std::optional<Literal>> owned(s.order.size());
+  std::vector<int64_t> owned_bytes(s.order.size(), 0);
   std::vector<const Literal*> value(s.order.size(), nullptr);
   std::vector<const Literal*> operands;
+  // Whatever happens, the bytes this call holds stop counting when it ends.
+  struct Release {
+    Evaluator& evaluator;
+    const std::vector<int64_t>& bytes;
+    ~Release() {
+      for (int64_t b : bytes) evaluator.live_bytes_ -= b;
+    }
+  } release{*this, owned_bytes};
   for (size_t i = 0; i < s.order.size(); ++i) {
     const Instruction& instruction = *s.order[i];
     if (instruction.opcode() == Opcode::kParameter) {
@@ -62,6 +100,13 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
                        absl::StrCat("'", instruction.name(), "': no argument for parameter ", n));
       }
       value[i] = arguments[n];
+    } else if (instruction.opcode() == Opcode::kGetTupleElement &&
+               CanMoveFrom(owned, s.operand_slots[i][0], s.release_after[i])) {
+      int tuple_slot = s.operand_slots[i][0];
+      owned[i] = std::move(owned[tuple_slot]->mutable_tuple_elements()[*instruction.attrs().index]);
+      value[i] = &*owned[i];
+      owned_bytes[i] = ByteSize(*owned[i]);  // moved, so the total is unchanged
+      owned_bytes[tuple_slot] -= owned_bytes[i];
     } else {
       operands.clear();
       for (int o : s.operand_slots[i]) operands.push_back(value[o]);
@@ -75,10 +120,28 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
       }
       owned[i] = std::move(*result);
       value[i] = &*owned[i];
+      owned_bytes[i] = ByteSize(*owned[i]);
+      live_bytes_ += owned_bytes[i];
+      if (live_bytes_ > memory_limit_) {
+        return ErrorAt(instruction.location(),
+                       absl::StrFormat("'%s': the interpreter would hold %.1f GiB of intermediate "
+                                       "values here, over its limit of %.1f GiB (3/4 of this "
+                                       "machine's memory)",
+                                       instruction.name(), live_bytes_ / double(1 << 30),
+                                       memory_limit_ / double(1 << 30)));
+      }
     }
-    for (int dead : s.release_after[i]) owned[dead].reset();
+    for (int dead : s.release_after[i]) {
+      owned[dead].reset();
+      live_bytes_ -= owned_bytes[dead];
+      owned_bytes[dead] = 0;
+    }
   }
-  if (owned[s.root_slot].has_value()) return std::move(*owned[s.root_slot]);
+  if (owned[s.root_slot].has_value()) {
+    live_bytes_ -= owned_bytes[s.root_slot];  // handed to the caller
+    owned_bytes[s.root_slot] = 0;
+    return std::move(*owned[s.root_slot]);
+  }
   return *value[s.root_slot];  // the root is a parameter: copy it
 }
 

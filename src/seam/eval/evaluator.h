@@ -28,10 +28,17 @@ class Evaluator {
   // Runs `computation` on one value per parameter (already checked).
   absl::StatusOr<Literal> Call(const Computation& computation, OperandValues arguments);
 
+  // The most bytes of intermediate values the interpreter may hold at once;
+  // past it, a run fails naming the instruction instead of being killed by
+  // the operating system. Default: 3/4 of the machine's physical memory.
+  void set_memory_limit(int64_t bytes) { memory_limit_ = bytes; }
+
  private:
   struct Schedule;
   const Schedule& ScheduleFor(const Computation& computation);
   absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
+  int64_t memory_limit_;
+  int64_t live_bytes_ = 0;  // intermediates held by all active Calls
 };
 
 // Fails, naming the instruction and its location, when some instruction of
