@@ -29,6 +29,16 @@ int64_t ByteSize(const Literal& literal) {
   return bytes;
 }
 
+double ShapeBytes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    double bytes = 0;
+    for (const Shape& element : shape.tuple_shapes()) bytes += ShapeBytes(element);
+    return bytes;
+  }
+  if (!shape.IsArray()) return 0;
+  return static_cast<double>(shape.ElementCount().value_or(0)) * DTypeByteSize(shape.dtype());
+}
+
 int64_t DefaultMemoryLimit() {
   double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   return memory > 0 ? static_cast<int64_t>(memory * 0.75) : int64_t{1} << 40;
@@ -108,6 +118,7 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
       owned_bytes[i] = ByteSize(*owned[i]);  // moved, so the total is unchanged
       owned_bytes[tuple_slot] -= owned_bytes[i];
     } else {
+      SEAM_RETURN_IF_ERROR(CheckRoomFor(instruction));
       operands.clear();
       for (int o : s.operand_slots[i]) operands.push_back(value[o]);
       absl::StatusOr<Literal> result = EvalInstruction(instruction, operands, *this);
@@ -122,14 +133,6 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
       value[i] = &*owned[i];
       owned_bytes[i] = ByteSize(*owned[i]);
       live_bytes_ += owned_bytes[i];
-      if (live_bytes_ > memory_limit_) {
-        return ErrorAt(instruction.location(),
-                       absl::StrFormat("'%s': the interpreter would hold %.1f GiB of intermediate "
-                                       "values here, over its limit of %.1f GiB (3/4 of this "
-                                       "machine's memory)",
-                                       instruction.name(), live_bytes_ / double(1 << 30),
-                                       memory_limit_ / double(1 << 30)));
-      }
     }
     for (int dead : s.release_after[i]) {
       owned[dead].reset();
@@ -143,6 +146,26 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
     return std::move(*owned[s.root_slot]);
   }
   return *value[s.root_slot];  // the root is a parameter: copy it
+}
+
+// Fails before evaluating `instruction` when its result, plus the scratch
+// buffers of the ops that pack operands in a wide type (dot, convolution:
+// up to twice their operands), would take the interpreter past its limit.
+absl::Status Evaluator::CheckRoomFor(const Instruction& instruction) const {
+  double needed = ShapeBytes(instruction.shape());
+  if (instruction.opcode() == Opcode::kDot || instruction.opcode() == Opcode::kConvolution) {
+    needed *= 2;  // the wide accumulator
+    for (const Instruction* operand : instruction.operands()) {
+      needed += 2 * ShapeBytes(operand->shape());
+    }
+  }
+  if (live_bytes_ + needed <= memory_limit_) return absl::OkStatus();
+  return ErrorAt(instruction.location(),
+                 absl::StrFormat("'%s': the interpreter would need %.1f GiB for this value on top "
+                                 "of %.1f GiB it holds, over its limit of %.1f GiB (3/4 of this "
+                                 "machine's memory)",
+                                 instruction.name(), needed / double(1 << 30),
+                                 live_bytes_ / double(1 << 30), memory_limit_ / double(1 << 30)));
 }
 
 absl::Status CheckInterpretable(const Module& module) {
@@ -189,8 +212,16 @@ absl::StatusOr<Literal> Evaluator::Run(const Module& module,
                                        absl::Span<const Literal> arguments) {
   SEAM_RETURN_IF_ERROR(CheckArguments(*module.entry(), arguments));
   std::vector<const Literal*> pointers;
-  for (const Literal& argument : arguments) pointers.push_back(&argument);
-  return Call(*module.entry(), pointers);
+  int64_t argument_bytes = 0;
+  for (const Literal& argument : arguments) {
+    pointers.push_back(&argument);
+    argument_bytes += ByteSize(argument);
+  }
+  // The arguments take memory too.
+  live_bytes_ += argument_bytes;
+  absl::StatusOr<Literal> result = Call(*module.entry(), pointers);
+  live_bytes_ -= argument_bytes;
+  return result;
 }
 
 }  // namespace seam

@@ -36,6 +36,7 @@ class Evaluator {
  private:
   struct Schedule;
   const Schedule& ScheduleFor(const Computation& computation);
+  absl::Status CheckRoomFor(const Instruction& instruction) const;
   absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
   int64_t memory_limit_;
   int64_t live_bytes_ = 0;  // intermediates held by all active Calls
