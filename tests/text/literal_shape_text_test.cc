@@ -47,6 +47,15 @@ TEST(ShapeText, RejectsMalformedShapes) {
   EXPECT_EQ(where->column, 7);
 }
 
+TEST(ShapeText, DimensionSizesAreExact64BitIntegers) {
+  EXPECT_EQ(RoundTripShape("s32[123456789012345678]"), "s32[123456789012345678]");
+  EXPECT_EQ(RoundTripShape("s32[9223372036854775807]"), "s32[9223372036854775807]");
+  EXPECT_EQ(RoundTripShape("s32[0009223372036854775807]"), "s32[9223372036854775807]");
+  EXPECT_EQ(RoundTripShape("s32[9223372036854775808]"),
+            "'9223372036854775808' is out of range for a dimension size");
+  EXPECT_EQ(RoundTripShape("f32[2]{+0}"), "f32[2]{0}");
+}
+
 std::string RoundTripLiteral(const std::string& shape_text, const std::string& text) {
   absl::StatusOr<Shape> shape = Shape_(shape_text);
   EXPECT_TRUE(shape.ok());
@@ -78,7 +87,24 @@ TEST(LiteralText, HalfPrecisionRoundsToNearestEven) {
   EXPECT_EQ(RoundTripLiteral("bf16[]", "1.00390625"), "1");  // halfway: to even
   EXPECT_EQ(RoundTripLiteral("bf16[]", "1.01171875"), "1.016");
   EXPECT_EQ(RoundTripLiteral("f16[]", "0.1"), "0.1");
-  EXPECT_EQ(RoundTripLiteral("f16[]", "65520"), "inf");
+  EXPECT_EQ(RoundTripLiteral("f16[]", "65519"), "6.55e+04");  // the max, 65504
+}
+
+TEST(LiteralText, NumbersBeyondTheTypeAreErrorsButInfIsNot) {
+  // A finite number that rounds to infinity in its type is an error.
+  EXPECT_EQ(RoundTripLiteral("f32[]", "1e40"), "error: '1e40' is out of range for f32");
+  EXPECT_EQ(RoundTripLiteral("bf16[]", "-1e40"), "error: '-1e40' is out of range for bf16");
+  EXPECT_EQ(RoundTripLiteral("f16[]", "65520"), "error: '65520' is out of range for f16");
+  EXPECT_EQ(RoundTripLiteral("f64[]", "1e999"), "error: '1e999' is out of range for f64");
+  EXPECT_EQ(RoundTripLiteral("f32[]", "1e999"), "error: '1e999' is out of range for f32");
+  EXPECT_EQ(RoundTripLiteral("c64[]", "(1, 1e39)"), "error: '1e39' is out of range for f32");
+  // The largest finite values, as printed, read back; so does inf.
+  EXPECT_EQ(RoundTripLiteral("f32[]", "3.4028235e+38"), "3.4028235e+38");
+  EXPECT_EQ(RoundTripLiteral("bf16[]", "3.39e+38"), "3.39e+38");
+  EXPECT_EQ(RoundTripLiteral("f64[]", "1.7976931348623157e+308"), "1.7976931348623157e+308");
+  EXPECT_EQ(RoundTripLiteral("bf16[2]", "{inf, -inf}"), "{inf, -inf}");
+  // Too small flushes to zero.
+  EXPECT_EQ(RoundTripLiteral("f32[]", "1e-999"), "0");
 }
 
 TEST(LiteralText, ArraysNestPerDimension) {
@@ -98,6 +124,8 @@ TEST(LiteralText, RejectsBadValues) {
   EXPECT_EQ(RoundTripLiteral("pred[]", "2").substr(0, 6), "error:");
   EXPECT_EQ(RoundTripLiteral("s32[]", "1.5").substr(0, 6), "error:");
   EXPECT_EQ(RoundTripLiteral("f32[]", "1.5x").substr(0, 6), "error:");
+  EXPECT_EQ(RoundTripLiteral("s32[]", "0x10"), "error: malformed number '0x10'");
+  EXPECT_EQ(RoundTripLiteral("f32[]", "1.2.3"), "error: malformed number '1.2.3'");
 }
 
 }  // namespace

@@ -81,9 +81,12 @@ absl::Status ParseValue(Scanner& s, SliceRanges& v, Pending&) {
   return s.Expect("}");
 }
 
-// `AxBxC` where each item is read by `item`; no spaces inside.
+// `AxBxC` where each item is read by `item`. No spaces inside: items read
+// their parts raw (RawInteger), so a part missing at a line end is reported
+// there, not at the next line's first token.
 template <typename ItemFn>
 absl::Status ParseXList(Scanner& s, ItemFn item) {
+  s.SkipTrivia();
   do {
     SEAM_RETURN_IF_ERROR(item());
   } while (s.PeekRaw() == 'x' && (s.Advance(), true));
@@ -92,13 +95,13 @@ absl::Status ParseXList(Scanner& s, ItemFn item) {
 
 // `lo_hi` or `lo_hi_interior` where allowed.
 absl::Status ParsePadItem(Scanner& s, PadDim& pad, bool allow_interior) {
-  SEAM_ASSIGN_OR_RETURN(pad.low, s.Integer("a padding amount"));
+  SEAM_ASSIGN_OR_RETURN(pad.low, s.RawInteger("a padding amount"));
   if (s.PeekRaw() != '_') return s.Unexpected("'_' in padding");
   s.Advance();
-  SEAM_ASSIGN_OR_RETURN(pad.high, s.Integer("a padding amount"));
+  SEAM_ASSIGN_OR_RETURN(pad.high, s.RawInteger("a padding amount"));
   if (allow_interior && s.PeekRaw() == '_') {
     s.Advance();
-    SEAM_ASSIGN_OR_RETURN(pad.interior, s.Integer("an interior padding amount"));
+    SEAM_ASSIGN_OR_RETURN(pad.interior, s.RawInteger("an interior padding amount"));
   }
   return absl::OkStatus();
 }
@@ -121,7 +124,7 @@ absl::Status ParseWindowField(Scanner& s, absl::string_view key,
   };
   auto ints = [&](auto setter) {
     return ParseXList(s, [&]() -> absl::Status {
-      SEAM_ASSIGN_OR_RETURN(int64_t x, s.Integer());
+      SEAM_ASSIGN_OR_RETURN(int64_t x, s.RawInteger());
       setter(slot(), x);
       return absl::OkStatus();
     });
@@ -167,7 +170,8 @@ absl::Status ParseValue(Scanner& s, Window& v, Pending&) {
     SEAM_RETURN_IF_ERROR(ParseWindowField(s, key, v.dims, count));
     if (!first && count != rank) {
       return s.ErrorAtOffset(at, absl::StrCat("window field '", key, "' has ", count,
-                                              " dimensions, expected ", rank));
+                                              count == 1 ? " dimension" : " dimensions",
+                                              ", expected ", rank));
     }
     rank = count;
     first = false;

@@ -12,6 +12,35 @@
 namespace seam {
 namespace {
 
+// True when finite `v` rounds to infinity in `dtype` (IEEE overflow). The
+// f32 bound is checked first: casting a larger double to float is undefined.
+bool Overflows(DType dtype, double v) {
+  if (!std::isfinite(v) || dtype == DType::kF64 || dtype == DType::kC128) return false;
+  constexpr double kF32Overflow = 0x1.ffffffp127;  // halfway from FLT_MAX to 2^128
+  if (std::fabs(v) >= kF32Overflow) return true;
+  float f = static_cast<float>(v);
+  if (dtype == DType::kBF16) return std::isinf(BF16ToFloat(FloatToBF16(f)));
+  if (dtype == DType::kF16) return std::isinf(HalfToFloat(FloatToHalf(f)));
+  return false;
+}
+
+// A float element of `dtype` (or a part of a complex one); `inf` must be
+// written as such, not as a number too large for the type.
+absl::StatusOr<double> ParseFloat(Scanner& scanner, DType dtype) {
+  size_t start = (scanner.SkipTrivia(), scanner.pos());
+  SEAM_ASSIGN_OR_RETURN(double v, scanner.Double(DTypeName(dtype)));
+  if (Overflows(dtype, v)) {
+    return scanner.ErrorAtOffset(
+        start, absl::StrCat("'", scanner.Text(start, scanner.pos()),
+                            "' is out of range for ", DTypeName(dtype)));
+  }
+  return v;
+}
+
+std::string Plural(int64_t n, absl::string_view word) {
+  return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
+}
+
 absl::Status ParseElement(Scanner& scanner, Literal& literal, int64_t index) {
   DType dtype = literal.shape().dtype();
   size_t start = (scanner.SkipTrivia(), scanner.pos());
@@ -25,15 +54,16 @@ absl::Status ParseElement(Scanner& scanner, Literal& literal, int64_t index) {
   }
   if (IsComplex(dtype)) {
     SEAM_RETURN_IF_ERROR(scanner.Expect("("));
-    SEAM_ASSIGN_OR_RETURN(double re, scanner.Double());
+    DType part = dtype == DType::kC64 ? DType::kF32 : DType::kF64;
+    SEAM_ASSIGN_OR_RETURN(double re, ParseFloat(scanner, part));
     SEAM_RETURN_IF_ERROR(scanner.Expect(","));
-    SEAM_ASSIGN_OR_RETURN(double im, scanner.Double());
+    SEAM_ASSIGN_OR_RETURN(double im, ParseFloat(scanner, part));
     SEAM_RETURN_IF_ERROR(scanner.Expect(")"));
     literal.SetComplex(index, {re, im});
     return absl::OkStatus();
   }
   if (IsFloat(dtype)) {
-    SEAM_ASSIGN_OR_RETURN(double v, scanner.Double());
+    SEAM_ASSIGN_OR_RETURN(double v, ParseFloat(scanner, dtype));
     literal.SetDouble(index, v);
     return absl::OkStatus();
   }
@@ -81,8 +111,8 @@ absl::Status ParseNested(Scanner& scanner, Literal& literal, int dim,
             ParseNested(scanner, literal, dim + 1, index + count * inner, inner));
       } else {
         return scanner.ErrorAtOffset(
-            start, absl::StrCat("literal has more than ", size,
-                                " elements in dimension ", dim));
+            start, absl::StrCat("literal has more than ", Plural(size, "element"),
+                                " in dimension ", dim));
       }
       ++count;
     } while (scanner.TryConsume(","));
@@ -90,8 +120,8 @@ absl::Status ParseNested(Scanner& scanner, Literal& literal, int dim,
   }
   if (count != size) {
     return scanner.ErrorAtOffset(
-        start, absl::StrCat("literal has ", count, " elements in dimension ", dim,
-                            ", expected ", size));
+        start, absl::StrCat("literal has ", Plural(count, "element"), " in dimension ",
+                            dim, ", expected ", size));
   }
   return absl::OkStatus();
 }

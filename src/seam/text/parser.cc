@@ -51,6 +51,7 @@ class Parser {
 
  private:
   absl::Status ParseHeader(Module& module);
+  absl::StatusOr<std::string> AttributeKey(absl::string_view what, size_t& at);
   absl::Status ParseDebugTables(Module& module);
   absl::Status ParseComputation(Module& module);
   absl::Status SkipSignature();
@@ -72,7 +73,15 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::Parse() {
   auto module = std::make_unique<Module>(ModuleNameFromFile(file_.name()));
   if (s_.PeekWord() == "HloModule") SEAM_RETURN_IF_ERROR(ParseHeader(*module));
   SEAM_RETURN_IF_ERROR(ParseDebugTables(*module));
-  while (!s_.AtEnd()) SEAM_RETURN_IF_ERROR(ParseComputation(*module));
+  while (!s_.AtEnd()) {
+    // Else the header reads as a computation named `HloModule`.
+    if (s_.PeekWord() == "HloModule") {
+      return s_.Error("a second 'HloModule' header; separate modules with a '// -----' line");
+    }
+    SEAM_RETURN_IF_ERROR(ParseComputation(*module));
+  }
+  // A `/*` left open at the end swallowed whatever followed it.
+  if (s_.unterminated_comment()) return s_.Error("unterminated comment");
   if (module->computations().empty()) {
     return s_.Error(absl::StrCat("module '", module->name(),
                                  "' has no computations, expected an ENTRY computation"));
@@ -91,16 +100,34 @@ absl::Status Parser::ParseHeader(Module& module) {
   module.set_name(name);
   absl::flat_hash_set<std::string> seen;
   while (s_.TryConsume(",")) {
-    size_t at = (s_.SkipTrivia(), s_.pos());
-    SEAM_ASSIGN_OR_RETURN(std::string key, s_.Name("a module attribute"));
+    size_t at = 0;
+    SEAM_ASSIGN_OR_RETURN(std::string key, AttributeKey("a module attribute", at));
     if (!seen.insert(key).second) {
       return s_.ErrorAtOffset(at, absl::StrCat("module attribute '", key, "' given twice"));
     }
-    SEAM_RETURN_IF_ERROR(s_.Expect("="));
     SEAM_ASSIGN_OR_RETURN(std::string value, s_.VerbatimValue());
     module.mutable_attributes().push_back({std::move(key), std::move(value)});
   }
   return absl::OkStatus();
+}
+
+// `key=` after an attribute's `,`, setting `at` to the key's offset. A `,`
+// may end its line with the attribute on the next, but when no `key=`
+// follows there (`HloModule m,` then `ENTRY e {`), the comma is at fault.
+absl::StatusOr<std::string> Parser::AttributeKey(absl::string_view what, size_t& at) {
+  size_t comma = s_.pos() - 1;
+  bool comma_ends_line = s_.AtLineEnd();
+  at = (s_.SkipTrivia(), s_.pos());
+  absl::StatusOr<std::string> key = s_.Name(what);
+  size_t after_key = s_.pos();
+  if (key.ok() && s_.TryConsume("=")) return key;
+  if (comma_ends_line) {
+    return s_.ErrorAtOffset(comma, absl::StrCat("expected ", what, " after ','"));
+  }
+  if (!key.ok()) return key.status();
+  s_.set_pos(after_key);
+  s_.AtLineEnd();  // a missing `=` is reported on the key's line
+  return s_.Unexpected("'='");
 }
 
 absl::Status Parser::ParseDebugTables(Module& module) {
@@ -278,13 +305,21 @@ absl::Status Parser::ParseOperands(Instruction& instruction, ComputationScope& s
 absl::Status Parser::ParseAttributes(Instruction& instruction, ComputationScope& scope) {
   absl::flat_hash_set<std::string> seen;
   Attributes& attrs = instruction.mutable_attrs();
-  while (s_.TryConsume(",")) {
-    size_t at = (s_.SkipTrivia(), s_.pos());
-    SEAM_ASSIGN_OR_RETURN(std::string key, s_.Name("an attribute name"));
+  while (true) {
+    // An instruction ends at its line end unless a `,` attribute follows
+    // (possibly on the next line), or at a `}` closing a one-line
+    // computation; a stray word would read as the next instruction's name.
+    bool at_line_end = s_.AtLineEnd();
+    if (!s_.TryConsume(",")) {
+      if (at_line_end || s_.PeekRaw() == '}') break;
+      return s_.Unexpected(absl::StrCat("',' or the end of the line after instruction '",
+                                        instruction.name(), "'"));
+    }
+    size_t at = 0;
+    SEAM_ASSIGN_OR_RETURN(std::string key, AttributeKey("an attribute name", at));
     if (!seen.insert(key).second) {
       return s_.ErrorAtOffset(at, absl::StrCat("attribute '", key, "' given twice"));
     }
-    SEAM_RETURN_IF_ERROR(s_.Expect("="));
     if (key == "control-predecessors") {
       SEAM_RETURN_IF_ERROR(ParseControlPredecessors(instruction, scope));
       continue;
@@ -353,7 +388,7 @@ bool IsSeparatorLine(absl::string_view line) {
 // True when [begin, end) holds only blanks and comments.
 bool IsBlank(const SourceFile& file, size_t begin, size_t end) {
   Scanner scanner(file, begin, end);
-  return scanner.AtEnd();
+  return scanner.AtEnd() && !scanner.unterminated_comment();
 }
 
 }  // namespace

@@ -26,12 +26,38 @@ void Scanner::SkipTrivia() {
     } else if (c == '/' && PeekRawAt(1) == '/') {
       while (pos_ < end_ && text_[pos_] != '\n') ++pos_;
     } else if (c == '/' && PeekRawAt(1) == '*') {
-      size_t close = file_.text().find("*/", pos_ + 2);
-      pos_ = (close == std::string::npos || close + 2 > end_) ? end_ : close + 2;
+      SkipBlockComment();
     } else {
       return;
     }
   }
+}
+
+void Scanner::SkipBlockComment() {
+  size_t close = file_.text().find("*/", pos_ + 2);
+  if (close == std::string::npos || close + 2 > end_) {
+    unterminated_comment_ = pos_;
+    pos_ = end_;
+  } else {
+    pos_ = close + 2;
+  }
+}
+
+bool Scanner::SkipToLineEnd() {
+  while (pos_ < end_) {
+    char c = text_[pos_];
+    if (c == ' ' || c == '\t') {
+      ++pos_;
+    } else if (c == '/' && PeekRawAt(1) == '*') {
+      size_t open = pos_;
+      SkipBlockComment();
+      // A comment spanning lines ends the line it started on.
+      if (Text(open, pos_).find('\n') != absl::string_view::npos) return true;
+    } else {
+      return c == '\n' || c == '\r' || (c == '/' && PeekRawAt(1) == '/');
+    }
+  }
+  return true;
 }
 
 bool Scanner::AtEnd() {
@@ -79,6 +105,10 @@ absl::StatusOr<std::string> Scanner::Name(absl::string_view what) {
 
 absl::StatusOr<int64_t> Scanner::Integer(absl::string_view what) {
   SkipTrivia();
+  return RawInteger(what);
+}
+
+absl::StatusOr<int64_t> Scanner::RawInteger(absl::string_view what) {
   size_t start = pos_;
   size_t p = pos_;
   if (p < end_ && (text_[p] == '-' || text_[p] == '+')) ++p;
@@ -89,7 +119,8 @@ absl::StatusOr<int64_t> Scanner::Integer(absl::string_view what) {
   const char* first = text_ + start + (text_[start] == '+' ? 1 : 0);
   auto [ptr, ec] = std::from_chars(first, text_ + p, value);
   if (ec != std::errc() || ptr != text_ + p) {
-    return ErrorAtOffset(start, absl::StrCat(what, " out of range"));
+    return ErrorAtOffset(start, absl::StrCat("'", Text(start, p), "' is out of range for ",
+                                             what));
   }
   pos_ = p;
   return value;
@@ -122,14 +153,16 @@ absl::StatusOr<std::string> Scanner::NumberText() {
       if (q > exp_digits) p = q;
     }
   }
-  if (p < end_ && IsNameChar(text_[p]) && text_[p] != '.' && text_[p] != '-') {
-    return ErrorAtOffset(start, "malformed number");
+  if (p < end_ && IsNameChar(text_[p])) {
+    // Quote the whole run, e.g. `0x10` or `1.2.3`, not just its valid prefix.
+    while (p < end_ && (IsNameChar(text_[p]) || text_[p] == '+')) ++p;
+    return ErrorAtOffset(start, absl::StrCat("malformed number '", Text(start, p), "'"));
   }
   pos_ = p;
   return std::string(text_ + start, p - start);
 }
 
-absl::StatusOr<double> Scanner::Double() {
+absl::StatusOr<double> Scanner::Double(absl::string_view type) {
   SkipTrivia();
   size_t start = pos_;
   absl::StatusOr<std::string> text = NumberText();
@@ -145,8 +178,12 @@ absl::StatusOr<double> Scanner::Double() {
   } else {
     auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
     if (ec == std::errc::result_out_of_range) {
-      // Beyond double's range: saturate or flush like strtod does.
+      // Too small flushes to zero (or a subnormal) like strtod; too large is
+      // an error, as only an explicit `inf` means infinity.
       value = std::abs(std::strtod(std::string(body).c_str(), nullptr));
+      if (std::isinf(value)) {
+        return ErrorAtOffset(start, absl::StrCat("'", *text, "' is out of range for ", type));
+      }
     } else if (ec != std::errc() || ptr != body.data() + body.size()) {
       return ErrorAtOffset(start, absl::StrCat("malformed number '", *text, "'"));
     }
@@ -274,19 +311,28 @@ absl::Status Scanner::Error(absl::string_view message) {
 
 absl::Status Scanner::ErrorAtOffset(size_t offset,
                                     absl::string_view message) const {
+  if (unterminated_comment()) {
+    return ErrorAt(file_.LocationOf(unterminated_comment_), "unterminated comment");
+  }
   return ErrorAt(file_.LocationOf(offset), message);
 }
 
 absl::Status Scanner::Unexpected(absl::string_view expected) {
-  SkipTrivia();
   if (pos_ >= end_) {
-    return Error(absl::StrCat("unexpected end of input, expected ", expected));
+    return ErrorAtOffset(pos_, absl::StrCat("unexpected end of input, expected ", expected));
+  }
+  char c = text_[pos_];
+  if (c == '\n' || c == '\r') {
+    return ErrorAtOffset(pos_, absl::StrCat("expected ", expected, ", found the end of the line"));
+  }
+  if (c == ' ' || c == '\t') {
+    return ErrorAtOffset(pos_, absl::StrCat("expected ", expected, ", found a space"));
   }
   size_t p = pos_;
   while (p < end_ && IsNameChar(text_[p]) && p - pos_ < 40) ++p;
   if (p == pos_) ++p;
-  return Error(absl::StrCat("expected ", expected, ", found '",
-                            absl::string_view(text_ + pos_, p - pos_), "'"));
+  return ErrorAtOffset(pos_, absl::StrCat("expected ", expected, ", found '",
+                                          Text(pos_, p), "'"));
 }
 
 }  // namespace seam
