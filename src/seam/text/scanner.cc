@@ -113,14 +113,21 @@ absl::StatusOr<int64_t> Scanner::RawInteger(absl::string_view what) {
   size_t p = pos_;
   if (p < end_ && (text_[p] == '-' || text_[p] == '+')) ++p;
   size_t digits = p;
-  while (p < end_ && std::isdigit(static_cast<unsigned char>(text_[p]))) ++p;
-  if (p == digits) return Unexpected(what);
   int64_t value = 0;
-  const char* first = text_ + start + (text_[start] == '+' ? 1 : 0);
-  auto [ptr, ec] = std::from_chars(first, text_ + p, value);
-  if (ec != std::errc() || ptr != text_ + p) {
-    return ErrorAtOffset(start, absl::StrCat("'", Text(start, p), "' is out of range for ",
-                                             what));
+  while (p < end_ && std::isdigit(static_cast<unsigned char>(text_[p]))) {
+    value = value * 10 + (text_[p] - '0');  // exact up to 18 digits
+    ++p;
+  }
+  if (p == digits) return Unexpected(what);
+  if (p - digits > 18) {  // may overflow: let from_chars check the range
+    const char* first = text_ + start + (text_[start] == '+' ? 1 : 0);
+    auto [ptr, ec] = std::from_chars(first, text_ + p, value);
+    if (ec != std::errc() || ptr != text_ + p) {
+      return ErrorAtOffset(start, absl::StrCat("'", Text(start, p), "' is out of range for ",
+                                               what));
+    }
+  } else if (text_[start] == '-') {
+    value = -value;
   }
   pos_ = p;
   return value;
