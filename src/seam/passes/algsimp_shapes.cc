@@ -1,0 +1,486 @@
+// algsimp rules on data movement: broadcast, reshape, transpose, slice,
+// concatenate, pad, reverse, dynamic-slice, iota and tuples. They only move
+// values, so every rewrite here is exact for every element type; shapes are
+// logical (row-major), and the driver refuses a replacement whose layout
+// differs from the instruction it replaces.
+#include <algorithm>
+
+#include "seam/passes/algsimp_rules.h"
+
+namespace seam::algsimp {
+namespace {
+
+const std::vector<int64_t>& Dims(const Instruction* i) { return i->shape().dims(); }
+bool Contains(const IntList& list, int64_t v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+bool IsArrayOp(const Instruction* i) {
+  return i->shape().IsArray() && i->operand_count() > 0 && i->operand(0)->shape().IsArray();
+}
+
+// ---- reshape ----
+
+bool ReshapeIdentity(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && Dims(i) == Dims(i->operand(0)) && ctx.Replace(i, i->operand(0));
+}
+
+bool ReshapeReshape(Instruction* i, RewriteContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (!IsArrayOp(i) || inner->opcode() != Opcode::kReshape) return false;
+  Instruction* x = inner->operand(0);
+  if (Dims(x) == Dims(i)) return ctx.Replace(i, x);
+  return ctx.Replace(i, ctx.b().Reshape(x, Dims(i)));
+}
+
+bool IsScalarBroadcast(const Instruction* i) {
+  return i->opcode() == Opcode::kBroadcast && i->operand(0)->shape().rank() == 0;
+}
+
+bool ReshapeOfBroadcastScalar(Instruction* i, RewriteContext& ctx) {
+  Instruction* bcast = i->operand(0);
+  if (!IsArrayOp(i) || !IsScalarBroadcast(bcast)) return false;
+  return ctx.Replace(i, ctx.b().Broadcast(bcast->operand(0), Dims(i), {}));
+}
+
+// ---- transpose ----
+
+bool TransposeIdentity(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && IsIdentityPermutation(*i->attrs().dimensions) &&
+         ctx.Replace(i, i->operand(0));
+}
+
+bool TransposeTranspose(Instruction* i, RewriteContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (!IsArrayOp(i) || inner->opcode() != Opcode::kTranspose) return false;
+  const IntList& outer = *i->attrs().dimensions;
+  const IntList& first = *inner->attrs().dimensions;
+  IntList composed;
+  for (int64_t p : outer) composed.push_back(first[p]);
+  Instruction* x = inner->operand(0);
+  if (IsIdentityPermutation(composed)) return ctx.Replace(i, x);
+  return ctx.Replace(i, ctx.b().Transpose(x, std::move(composed)));
+}
+
+// A transpose that keeps the dimensions of size > 1 in order moves only
+// size-1 dimensions: the row-major element order is unchanged.
+bool TransposeToReshape(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  const IntList& p = *i->attrs().dimensions;
+  const Shape& x = i->operand(0)->shape();
+  int64_t last = -1;
+  for (int64_t d : p) {
+    if (x.dim(static_cast<int>(d)) == 1) continue;
+    if (d < last) return false;
+    last = d;
+  }
+  return ctx.Replace(i, ctx.b().Reshape(i->operand(0), Dims(i)));
+}
+
+// transpose(broadcast(x)) -> broadcast(x) when x's dimensions stay in order.
+bool TransposeOfBroadcast(Instruction* i, RewriteContext& ctx) {
+  Instruction* bcast = i->operand(0);
+  if (!IsArrayOp(i) || bcast->opcode() != Opcode::kBroadcast) return false;
+  const IntList& p = *i->attrs().dimensions;
+  IntList inverse(p.size());
+  for (size_t j = 0; j < p.size(); ++j) inverse[p[j]] = static_cast<int64_t>(j);
+  IntList dims;
+  for (int64_t d : *bcast->attrs().dimensions) dims.push_back(inverse[d]);
+  if (!std::is_sorted(dims.begin(), dims.end())) return false;
+  return ctx.Replace(i, ctx.b().Broadcast(bcast->operand(0), Dims(i), std::move(dims)));
+}
+
+// ---- broadcast ----
+
+bool BroadcastIdentity(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && Dims(i) == Dims(i->operand(0)) &&
+         IsIdentityPermutation(*i->attrs().dimensions) && ctx.Replace(i, i->operand(0));
+}
+
+bool BroadcastBroadcast(Instruction* i, RewriteContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (!IsArrayOp(i) || inner->opcode() != Opcode::kBroadcast) return false;
+  const IntList& outer = *i->attrs().dimensions;
+  IntList dims;
+  for (int64_t d : *inner->attrs().dimensions) dims.push_back(outer[d]);
+  return ctx.Replace(i, ctx.b().Broadcast(inner->operand(0), Dims(i), std::move(dims)));
+}
+
+// ---- slice ----
+
+bool SliceFull(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i) || Dims(i) != Dims(i->operand(0))) return false;
+  for (const SliceRange& r : *i->attrs().slice) {
+    if (r.start != 0) return false;
+  }
+  return ctx.Replace(i, i->operand(0));
+}
+
+bool SliceSlice(Instruction* i, RewriteContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (!IsArrayOp(i) || inner->opcode() != Opcode::kSlice) return false;
+  const SliceRanges& outer = *i->attrs().slice;
+  const SliceRanges& first = *inner->attrs().slice;
+  SliceRanges combined;
+  for (size_t d = 0; d < outer.size(); ++d) {
+    int64_t n = i->shape().dim(static_cast<int>(d));
+    SliceRange r;
+    r.stride = first[d].stride * outer[d].stride;
+    r.start = n == 0 ? 0 : first[d].start + outer[d].start * first[d].stride;
+    r.limit = n == 0 ? 0 : r.start + (n - 1) * r.stride + 1;
+    combined.push_back(r);
+  }
+  return ctx.Replace(i, ctx.b().Slice(inner->operand(0), std::move(combined)));
+}
+
+// slice(concatenate(a, b, ...)) reading from one operand only -> slice of it.
+bool SliceOfConcat(Instruction* i, RewriteContext& ctx) {
+  Instruction* concat = i->operand(0);
+  if (!IsArrayOp(i) || concat->opcode() != Opcode::kConcatenate) return false;
+  int64_t c = (*concat->attrs().dimensions)[0];
+  int64_t n = i->shape().dim(static_cast<int>(c));
+  if (n == 0) return false;
+  SliceRanges ranges = *i->attrs().slice;
+  SliceRange& r = ranges[c];
+  int64_t last = r.start + (n - 1) * r.stride;
+  int64_t offset = 0;
+  for (Instruction* part : concat->operands()) {
+    int64_t size = part->shape().dim(static_cast<int>(c));
+    if (r.start >= offset && last < offset + size) {
+      r.start -= offset;
+      r.limit = r.start + (n - 1) * r.stride + 1;
+      return ctx.Replace(i, ctx.b().Slice(part, std::move(ranges)));
+    }
+    offset += size;
+  }
+  return false;
+}
+
+// slice(broadcast(x)) -> broadcast(slice(x)): slice the smaller array.
+bool SliceOfBroadcast(Instruction* i, RewriteContext& ctx) {
+  Instruction* bcast = i->operand(0);
+  if (!IsArrayOp(i) || bcast->opcode() != Opcode::kBroadcast) return false;
+  Instruction* x = bcast->operand(0);
+  const IntList& dims = *bcast->attrs().dimensions;
+  const SliceRanges& ranges = *i->attrs().slice;
+  SliceRanges x_ranges;
+  bool full = true;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    x_ranges.push_back(ranges[dims[k]]);
+    full &= ranges[dims[k]].start == 0 &&
+            i->shape().dim(static_cast<int>(dims[k])) == x->shape().dim(static_cast<int>(k));
+  }
+  if (!full) x = ctx.b().Slice(x, std::move(x_ranges));
+  return ctx.Replace(i, ctx.b().Broadcast(x, Dims(i), dims));
+}
+
+// slice(pad(x, v)) inside x -> slice(x); entirely in the padding -> v.
+bool SliceOfPad(Instruction* i, RewriteContext& ctx) {
+  Instruction* pad = i->operand(0);
+  if (!IsArrayOp(i) || pad->opcode() != Opcode::kPad || ElementCount(i->shape()) == 0) {
+    return false;
+  }
+  Instruction* x = pad->operand(0);
+  const PaddingConfig& config = *pad->attrs().padding;
+  const SliceRanges& ranges = *i->attrs().slice;
+  SliceRanges inside;
+  bool all_inside = true, some_dim_outside = false;
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    if (config[d].interior != 0) return false;
+    int64_t n = i->shape().dim(static_cast<int>(d));
+    int64_t first = ranges[d].start, last = first + (n - 1) * ranges[d].stride;
+    int64_t lo = config[d].low, hi = config[d].low + x->shape().dim(static_cast<int>(d));
+    if (first >= lo && last < hi) {
+      inside.push_back({first - lo, last - lo + 1, ranges[d].stride});
+    } else {
+      all_inside = false;
+      some_dim_outside |= last < lo || first >= hi;
+    }
+  }
+  if (all_inside) return ctx.Replace(i, ctx.b().Slice(x, std::move(inside)));
+  if (some_dim_outside) return ctx.Replace(i, ctx.b().Broadcast(pad->operand(1), Dims(i), {}));
+  return false;
+}
+
+// ---- concatenate ----
+
+int64_t ConcatDim(const Instruction* i) { return (*i->attrs().dimensions)[0]; }
+
+bool ConcatSingle(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && i->operand_count() == 1 && ctx.Replace(i, i->operand(0));
+}
+
+bool ConcatDropEmpty(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  int c = static_cast<int>(ConcatDim(i));
+  std::vector<Instruction*> parts;
+  for (Instruction* part : i->operands()) {
+    if (part->shape().dim(c) != 0) parts.push_back(part);
+  }
+  if (parts.empty() || parts.size() == i->operands().size()) return false;
+  if (parts.size() == 1) return ctx.Replace(i, parts[0]);
+  return ctx.Replace(i, ctx.b().Concatenate(std::move(parts), c));
+}
+
+// concat(..., slice(x)[a:b], slice(x)[b:c], ...) -> concat(..., slice(x)[a:c], ...).
+bool ConcatAdjacentSlices(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  int64_t c = ConcatDim(i);
+  std::vector<Instruction*> parts;
+  bool merged = false;
+  for (Instruction* part : i->operands()) {
+    Instruction* prev = parts.empty() ? nullptr : parts.back();
+    if (prev != nullptr && prev->opcode() == Opcode::kSlice && part->opcode() == Opcode::kSlice &&
+        prev->operand(0) == part->operand(0)) {
+      SliceRanges a = *prev->attrs().slice;
+      const SliceRanges& b = *part->attrs().slice;
+      bool adjacent = true;
+      for (size_t d = 0; d < a.size(); ++d) {
+        if (static_cast<int64_t>(d) == c) {
+          adjacent &= a[d].stride == 1 && b[d].stride == 1 && a[d].limit == b[d].start;
+        } else {
+          adjacent &= a[d] == b[d];
+        }
+      }
+      if (adjacent) {
+        a[c].limit = b[c].limit;
+        parts.back() = ctx.b().Slice(prev->operand(0), std::move(a));
+        merged = true;
+        continue;
+      }
+    }
+    parts.push_back(part);
+  }
+  if (!merged) return false;
+  if (parts.size() == 1) return ctx.Replace(i, parts[0]);
+  return ctx.Replace(i, ctx.b().Concatenate(std::move(parts), c));
+}
+
+// concat(a, concat(b, c), d) on one dimension -> concat(a, b, c, d), when
+// the inner one has no other user (else both would be computed).
+bool ConcatFlatten(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  int64_t c = ConcatDim(i);
+  std::vector<Instruction*> parts;
+  bool flattened = false;
+  for (Instruction* part : i->operands()) {
+    if (part->opcode() == Opcode::kConcatenate && ConcatDim(part) == c &&
+        part->users().size() == 1) {
+      parts.insert(parts.end(), part->operands().begin(), part->operands().end());
+      flattened = true;
+    } else {
+      parts.push_back(part);
+    }
+  }
+  return flattened && ctx.Replace(i, ctx.b().Concatenate(std::move(parts), c));
+}
+
+// Concatenated broadcasts of one scalar are one broadcast of it.
+bool ConcatSameSplat(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i) || !IsScalarBroadcast(i->operand(0))) return false;
+  const Instruction* scalar = i->operand(0)->operand(0);
+  for (const Instruction* part : i->operands()) {
+    if (!IsScalarBroadcast(part) || part->operand(0) != scalar) return false;
+  }
+  return ctx.Replace(i, ctx.b().Broadcast(i->operand(0)->operand(0), Dims(i), {}));
+}
+
+// ---- pad ----
+
+bool PadZeroConfig(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  for (const PadDim& p : *i->attrs().padding) {
+    if (p.low != 0 || p.high != 0 || p.interior != 0) return false;
+  }
+  return ctx.Replace(i, i->operand(0));
+}
+
+// Negative low/high padding only removes elements: a slice.
+bool PadNegativeToSlice(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  Instruction* x = i->operand(0);
+  SliceRanges ranges;
+  bool negative = false;
+  const PaddingConfig& config = *i->attrs().padding;
+  for (size_t d = 0; d < config.size(); ++d) {
+    const PadDim& p = config[d];
+    if (p.low > 0 || p.high > 0 || p.interior != 0) return false;
+    negative |= p.low < 0 || p.high < 0;
+    int64_t size = x->shape().dim(static_cast<int>(d));
+    ranges.push_back({-p.low, std::max(-p.low, size + p.high), 1});
+  }
+  return negative && ctx.Replace(i, ctx.b().Slice(x, std::move(ranges)));
+}
+
+// ---- reverse ----
+
+bool ReverseUnitDims(Instruction* i, RewriteContext& ctx) {
+  if (!IsArrayOp(i)) return false;
+  const IntList& dims = *i->attrs().dimensions;
+  IntList kept;
+  for (int64_t d : dims) {
+    if (i->shape().dim(static_cast<int>(d)) > 1) kept.push_back(d);
+  }
+  if (kept.size() == dims.size()) return false;
+  if (kept.empty()) return ctx.Replace(i, i->operand(0));
+  Attributes attrs = i->attrs();
+  attrs.dimensions = std::move(kept);
+  return ctx.Replace(i, ctx.b().Add(Opcode::kReverse, i->shape(), {i->operand(0)}, attrs));
+}
+
+bool ReverseReverse(Instruction* i, RewriteContext& ctx) {
+  Instruction* inner = i->operand(0);
+  if (!IsArrayOp(i) || inner->opcode() != Opcode::kReverse) return false;
+  const IntList& a = *i->attrs().dimensions;
+  const IntList& b = *inner->attrs().dimensions;
+  IntList remaining;  // reversed an odd number of times
+  for (int64_t d : a) {
+    if (!Contains(b, d)) remaining.push_back(d);
+  }
+  for (int64_t d : b) {
+    if (!Contains(a, d)) remaining.push_back(d);
+  }
+  std::sort(remaining.begin(), remaining.end());
+  Instruction* x = inner->operand(0);
+  if (remaining.empty()) return ctx.Replace(i, x);
+  Attributes attrs;
+  attrs.dimensions = std::move(remaining);
+  return ctx.Replace(i, ctx.b().Add(Opcode::kReverse, i->shape(), {x}, std::move(attrs)));
+}
+
+// ---- dynamic slices ----
+
+// dynamic-slice with known start indices -> slice. Starts are clamped to
+// [0, dim - size], as XLA defines it.
+bool DynamicSliceConstantIndices(Instruction* i, RewriteContext& ctx) {
+  Instruction* x = i->operand(0);
+  if (!IsArrayOp(i) || i->operand_count() != x->shape().rank() + 1) return false;
+  SliceRanges ranges;
+  for (int d = 0; d < x->shape().rank(); ++d) {
+    const Literal* index = KnownLiteral(i->operand(d + 1));
+    if (index == nullptr || index->element_count() != 1 || !IsInteger(index->shape().dtype())) {
+      return false;
+    }
+    int64_t size = i->shape().dim(d);
+    int64_t max_start = x->shape().dim(d) - size;
+    int64_t start;
+    if (IsUnsigned(index->shape().dtype())) {
+      uint64_t u = index->GetBits(0);
+      start = u > static_cast<uint64_t>(max_start) ? max_start : static_cast<int64_t>(u);
+    } else {
+      start = std::clamp<int64_t>(index->GetInt(0), 0, max_start);
+    }
+    ranges.push_back({start, start + size, 1});
+  }
+  return ctx.Replace(i, ctx.b().Slice(x, std::move(ranges)));
+}
+
+bool DynamicSliceFull(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && Dims(i) == Dims(i->operand(0)) && ctx.Replace(i, i->operand(0));
+}
+
+// A full-size update overwrites everything (its start clamps to 0).
+bool DynamicUpdateSliceFull(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && Dims(i->operand(1)) == Dims(i) && ctx.Replace(i, i->operand(1));
+}
+
+bool DynamicUpdateSliceEmpty(Instruction* i, RewriteContext& ctx) {
+  return IsArrayOp(i) && ElementCount(i->operand(1)->shape()) == 0 &&
+         ctx.Replace(i, i->operand(0));
+}
+
+// ---- iota and tuples ----
+
+bool IotaUnitDim(Instruction* i, RewriteContext& ctx) {
+  if (!IsStaticArray(i->shape()) || !i->attrs().iota_dimension.has_value()) return false;
+  DType t = i->shape().dtype();
+  if (!IsInteger(t) && !IsFloat(t)) return false;
+  if (i->shape().dim(static_cast<int>(*i->attrs().iota_dimension)) != 1) return false;
+  return ctx.Replace(i, SplatZero(ctx.b(), i->shape()));
+}
+
+bool GetTupleElementOfTuple(Instruction* i, RewriteContext& ctx) {
+  Instruction* tuple = i->operand(0);
+  if (tuple->opcode() != Opcode::kTuple || !i->attrs().index.has_value()) return false;
+  return ctx.Replace(i, tuple->operand(static_cast<int>(*i->attrs().index)));
+}
+
+// tuple(gte(t, 0), ..., gte(t, n-1)) of all of t's n elements -> t.
+bool TupleOfGetTupleElements(Instruction* i, RewriteContext& ctx) {
+  if (i->operand_count() == 0) return false;
+  Instruction* source = nullptr;
+  for (int k = 0; k < i->operand_count(); ++k) {
+    Instruction* e = i->operand(k);
+    if (e->opcode() != Opcode::kGetTupleElement || e->attrs().index != k) return false;
+    if (source == nullptr) source = e->operand(0);
+    if (e->operand(0) != source) return false;
+  }
+  if (source->shape().tuple_shapes().size() != static_cast<size_t>(i->operand_count())) {
+    return false;
+  }
+  return ctx.Replace(i, source);
+}
+
+}  // namespace
+
+void AppendShapeRules(std::vector<RewriteRule>& rules) {
+  using O = Opcode;
+  std::vector<RewriteRule> mine = {
+      {"reshape-identity", {O::kReshape}, "reshape to the operand's dims -> x", &ReshapeIdentity},
+      {"reshape-reshape", {O::kReshape}, "reshape(reshape(x)) -> reshape(x)", &ReshapeReshape},
+      {"reshape-of-broadcast-scalar", {O::kReshape},
+       "reshape(broadcast(scalar)) -> broadcast(scalar)", &ReshapeOfBroadcastScalar},
+      {"transpose-identity", {O::kTranspose}, "transpose by the identity -> x",
+       &TransposeIdentity},
+      {"transpose-transpose", {O::kTranspose}, "transpose(transpose(x)) -> one transpose",
+       &TransposeTranspose},
+      {"transpose-to-reshape", {O::kTranspose},
+       "transpose moving only size-1 dims -> reshape", &TransposeToReshape},
+      {"transpose-of-broadcast", {O::kTranspose},
+       "transpose(broadcast(x)) -> broadcast(x) when x's dims stay in order",
+       &TransposeOfBroadcast},
+      {"broadcast-identity", {O::kBroadcast}, "broadcast to the operand's own shape -> x",
+       &BroadcastIdentity},
+      {"broadcast-broadcast", {O::kBroadcast}, "broadcast(broadcast(x)) -> one broadcast",
+       &BroadcastBroadcast},
+      {"slice-full", {O::kSlice}, "slice of the whole operand -> x", &SliceFull},
+      {"slice-slice", {O::kSlice}, "slice(slice(x)) -> one slice", &SliceSlice},
+      {"slice-of-concat", {O::kSlice},
+       "slice(concat) within one operand -> slice of that operand", &SliceOfConcat},
+      {"slice-of-broadcast", {O::kSlice}, "slice(broadcast(x)) -> broadcast(slice(x))",
+       &SliceOfBroadcast},
+      {"slice-of-pad", {O::kSlice},
+       "slice(pad(x, v)) inside x -> slice(x); inside the padding -> broadcast(v)", &SliceOfPad},
+      {"concat-single", {O::kConcatenate}, "concatenate of one operand -> x", &ConcatSingle},
+      {"concat-drop-empty", {O::kConcatenate}, "drops zero-sized operands of concatenate",
+       &ConcatDropEmpty},
+      {"concat-adjacent-slices", {O::kConcatenate},
+       "concat of adjacent slices of one array -> one slice", &ConcatAdjacentSlices},
+      {"concat-flatten", {O::kConcatenate},
+       "concat(a, concat(b, c)) on one dim -> concat(a, b, c)", &ConcatFlatten},
+      {"concat-same-splat", {O::kConcatenate},
+       "concat of broadcasts of one scalar -> broadcast", &ConcatSameSplat},
+      {"pad-zero-config", {O::kPad}, "pad by nothing -> x", &PadZeroConfig},
+      {"pad-negative-to-slice", {O::kPad}, "pad with only negative edges -> slice",
+       &PadNegativeToSlice},
+      {"reverse-unit-dims", {O::kReverse}, "reverse drops dims of size <= 1; none left -> x",
+       &ReverseUnitDims},
+      {"reverse-reverse", {O::kReverse}, "reverse(reverse(x)) -> x (or one reverse)",
+       &ReverseReverse},
+      {"dynamic-slice-constant-indices", {O::kDynamicSlice},
+       "dynamic-slice at known (clamped) indices -> slice", &DynamicSliceConstantIndices},
+      {"dynamic-slice-full", {O::kDynamicSlice}, "dynamic-slice of the whole operand -> x",
+       &DynamicSliceFull},
+      {"dynamic-update-slice-full", {O::kDynamicUpdateSlice},
+       "dynamic-update-slice with a full-size update -> update", &DynamicUpdateSliceFull},
+      {"dynamic-update-slice-empty", {O::kDynamicUpdateSlice},
+       "dynamic-update-slice with an empty update -> operand", &DynamicUpdateSliceEmpty},
+      {"iota-unit-dim", {O::kIota}, "iota along a size-1 dim -> zeros", &IotaUnitDim},
+      {"gte-of-tuple", {O::kGetTupleElement}, "get-tuple-element(tuple(...), k) -> operand k",
+       &GetTupleElementOfTuple},
+      {"tuple-of-gtes", {O::kTuple}, "tuple(gte(t, 0), ..., gte(t, n-1)) -> t",
+       &TupleOfGetTupleElements},
+  };
+  rules.insert(rules.end(), mine.begin(), mine.end());
+}
+
+}  // namespace seam::algsimp
