@@ -138,6 +138,51 @@ bool FoldSmallConstant(Instruction* i, RewriteContext& ctx) {
   return ctx.Replace(i, constant);
 }
 
+std::vector<Opcode> ElementwiseToFold() {
+  using O = Opcode;
+  return {O::kAbs, O::kAdd, O::kAnd, O::kAtan2, O::kCbrt, O::kCeil, O::kClamp, O::kClz,
+          O::kComplex, O::kCos, O::kDivide, O::kErf, O::kExp, O::kExpm1, O::kFloor, O::kImag,
+          O::kIsFinite, O::kLog, O::kLog1p, O::kLogistic, O::kMaximum, O::kMinimum,
+          O::kMultiply, O::kNegate, O::kNot, O::kOr, O::kPopcnt, O::kPower, O::kReal,
+          O::kRemainder, O::kRoundNearestAfz, O::kRoundNearestEven, O::kRsqrt, O::kSelect,
+          O::kShiftLeft, O::kShiftRightArithmetic, O::kShiftRightLogical, O::kSign, O::kSin,
+          O::kSqrt, O::kSubtract, O::kTan, O::kTanh, O::kXor};
+}
+
+std::vector<Opcode> SplatFoldable() {
+  std::vector<Opcode> ops = ElementwiseToFold();
+  ops.insert(ops.end(), {Opcode::kCompare, Opcode::kConvert, Opcode::kReducePrecision});
+  return ops;
+}
+
+// op(broadcast(c1), c2, ...) on scalar constants: every element is the same
+// op(c1, c2, ...), computed once on the scalars.
+bool FoldSplatElementwise(Instruction* i, RewriteContext& ctx) {
+  if (!IsStaticArray(i->shape()) || i->shape().rank() == 0 || !IsInterpretable(i->opcode())) {
+    return false;
+  }
+  bool any_broadcast = false;
+  std::vector<const Literal*> scalars;
+  for (const Instruction* operand : i->operands()) {
+    if (operand->opcode() == Opcode::kBroadcast) {
+      operand = operand->operand(0);
+      any_broadcast = true;
+    }
+    const Literal* literal = KnownLiteral(operand);
+    if (literal == nullptr || literal->shape().rank() != 0) return false;
+    scalars.push_back(literal);
+  }
+  if (!any_broadcast) return false;
+  // The same op on scalars, outside any computation: the interpreter reads
+  // only its opcode, attributes and shape.
+  Instruction scalar_op(i->name(), i->opcode(), Shape::Scalar(i->shape().dtype()));
+  scalar_op.mutable_attrs() = i->attrs();
+  absl::StatusOr<Literal> value = EvalInstruction(scalar_op, scalars, ctx.evaluator());
+  if (!value.ok()) return false;
+  Instruction* constant = ctx.b().Constant(std::move(*value));
+  return ctx.Replace(i, ctx.b().Broadcast(constant, i->shape().dims(), {}));
+}
+
 // ---- reduce ----
 
 // Input and output of a reduce hold the same number of elements: each output
@@ -385,15 +430,11 @@ void AppendReductionRules(std::vector<RewriteRule>& rules) {
        &FoldSmallConstant},
       {"fold-constant-convert", {O::kConvert, O::kBitcastConvert, O::kReducePrecision},
        "conversion of a small known constant -> constant", &FoldSmallConstant},
-      {"fold-constant-elementwise",
-       {O::kAbs, O::kAdd, O::kAnd, O::kAtan2, O::kCbrt, O::kCeil, O::kClamp, O::kClz,
-        O::kComplex, O::kCos, O::kDivide, O::kErf, O::kExp, O::kExpm1, O::kFloor, O::kImag,
-        O::kIsFinite, O::kLog, O::kLog1p, O::kLogistic, O::kMaximum, O::kMinimum, O::kMultiply,
-        O::kNegate, O::kNot, O::kOr, O::kPopcnt, O::kPower, O::kReal, O::kRemainder,
-        O::kRoundNearestAfz, O::kRoundNearestEven, O::kRsqrt, O::kSelect, O::kShiftLeft,
-        O::kShiftRightArithmetic, O::kShiftRightLogical, O::kSign, O::kSin, O::kSqrt,
-        O::kSubtract, O::kTan, O::kTanh, O::kXor},
+      {"fold-constant-elementwise", ElementwiseToFold(),
        "elementwise op on small known constants -> constant", &FoldSmallConstant},
+      {"fold-splat-elementwise", SplatFoldable(),
+       "elementwise op on broadcasts of scalar constants -> broadcast of the folded scalar",
+       &FoldSplatElementwise},
       {"fold-constant-data-movement",
        {O::kReshape, O::kTranspose, O::kSlice, O::kConcatenate, O::kPad, O::kReverse},
        "reshape/transpose/slice/concat/pad/reverse of small known constants -> constant",
