@@ -138,16 +138,20 @@ class Driver {
 
   bool Run() {
     bool changed = false;
-    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    int sweeps = 0;
+    bool converged = false;
+    while (sweeps < kMaxSweeps && !converged) {
+      ++sweeps;
       bool swept_change = false;
       for (const auto& computation : module_.computations()) {
         swept_change |= Sweep(*computation);
       }
-      if (!swept_change) break;
-      changed = true;
+      converged = !swept_change;
+      changed |= swept_change;
     }
     if (trace_ != TraceMode::kOff) {
-      std::cerr << "algsimp: " << firings_ << " rewrites";
+      std::cerr << "algsimp: " << firings_ << " rewrites in " << sweeps << " sweeps"
+                << (converged ? "" : " (not converged)") << ":";
       for (const auto& [name, count] : counts_) std::cerr << " " << name << "=" << count;
       std::cerr << "\n";
     }

@@ -3,6 +3,8 @@
 // x + 0 is only x when the zero is -0.0 (+0.0 + -0.0 is +0.0), x - 0 only
 // when it is +0.0; x * 0, x - x and x % 1 fold only for integers (NaN, inf).
 // Integer identities hold under wrap-around. pred arithmetic is or/and/xor.
+#include <cmath>
+
 #include "seam/passes/algsimp_rules.h"
 
 namespace seam::algsimp {
@@ -97,6 +99,26 @@ bool MultiplyNegateNegate(Instruction* i, RewriteContext& ctx) {
 bool DivideOne(Instruction* i, RewriteContext& ctx) {
   return Arithmetic(i) && IsNumber(TypeOf(i)) && IsSplatOne(i->operand(1)) &&
          ToOperand(i, 0, ctx);
+}
+
+// x / 2^k == x * 2^-k exactly (both round the same real number) when 2^-k
+// is a normal number of the type.
+bool DivideByPowerOfTwo(Instruction* i, RewriteContext& ctx) {
+  if (!Arithmetic(i) || !IsFloat(TypeOf(i))) return false;
+  std::optional<Splat> c = GetSplat(i->operand(1));
+  if (!c || !std::isfinite(c->value) || c->value == 0) return false;
+  int exponent;
+  if (std::abs(std::frexp(c->value, &exponent)) != 0.5) return false;  // not +-2^k
+  double reciprocal = 1 / c->value;
+  if (reciprocal == 1 || reciprocal == -1) return false;  // divide-one, divide-minus-one
+  Literal r(Shape::Scalar(TypeOf(i)));
+  r.SetDouble(0, reciprocal);
+  if (r.GetDouble(0) != reciprocal || std::fpclassify(reciprocal) != FP_NORMAL) return false;
+  // Normal in double is not enough: the type's own range decides.
+  int min_exponent = TypeOf(i) == DType::kF16 ? -14 : TypeOf(i) == DType::kF64 ? -1022 : -126;
+  if (std::ilogb(reciprocal) < min_exponent) return false;
+  Instruction* scale = SplatDouble(ctx.b(), i->shape(), reciprocal);
+  return ctx.Replace(i, ctx.b().Binary(Opcode::kMultiply, i->operand(0), scale));
 }
 
 bool DivideMinusOne(Instruction* i, RewriteContext& ctx) {
@@ -314,6 +336,8 @@ void AppendArithmeticRules(std::vector<RewriteRule>& rules) {
       {"multiply-negate-negate", {O::kMultiply}, "(-a) * (-b) -> a * b", &MultiplyNegateNegate},
       {"divide-one", {O::kDivide}, "x / 1 -> x", &DivideOne},
       {"divide-minus-one", {O::kDivide}, "x / -1 -> -x", &DivideMinusOne},
+      {"divide-by-power-of-two", {O::kDivide}, "x / 2^k -> x * 2^-k (floats, exact)",
+       &DivideByPowerOfTwo},
       {"divide-negate-negate", {O::kDivide}, "(-a) / (-b) -> a / b (floats)",
        &DivideNegateNegate},
       {"remainder-one", {O::kRemainder}, "x % 1 -> 0 (integers)", &RemainderOne},

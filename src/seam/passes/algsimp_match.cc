@@ -269,6 +269,11 @@ Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>&
   return y;
 }
 
+const IntList& BroadcastDims(const Instruction* broadcast) {
+  static const IntList* const kNone = new IntList();
+  return broadcast->attrs().dimensions.has_value() ? *broadcast->attrs().dimensions : *kNone;
+}
+
 bool IsIdentityPermutation(const IntList& permutation) {
   for (size_t k = 0; k < permutation.size(); ++k) {
     if (permutation[k] != static_cast<int64_t>(k)) return false;

@@ -316,7 +316,7 @@ bool ReduceOfBroadcast(Instruction* i, RewriteContext& ctx) {
                     *op == Opcode::kAnd || *op == Opcode::kOr;
   bool integer_sum = IsInteger(t) && *op == Opcode::kAdd;
   if (!idempotent && !integer_sum) return false;
-  const IntList& d = *bcast->attrs().dimensions;
+  const IntList& d = BroadcastDims(bcast);
   const IntList& reduced = *i->attrs().dimensions;
   if (!std::is_sorted(d.begin(), d.end())) return false;
   uint64_t count = 1;

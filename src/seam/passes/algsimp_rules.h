@@ -149,6 +149,9 @@ bool IsReducerIdentity(Opcode op, const Instruction* init);
 // needed). Every dimension of x not in `keep` must have size 1.
 Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>& keep);
 
+// A broadcast's `dimensions`, which a scalar broadcast may leave out.
+const IntList& BroadcastDims(const Instruction* broadcast);
+
 // {0, 1, ..., n-1}.
 bool IsIdentityPermutation(const IntList& permutation);
 

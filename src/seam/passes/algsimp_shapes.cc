@@ -42,6 +42,35 @@ bool ReshapeOfBroadcastScalar(Instruction* i, RewriteContext& ctx) {
   return ctx.Replace(i, ctx.b().Broadcast(bcast->operand(0), Dims(i), {}));
 }
 
+// The dimensions of size > 1, in order.
+std::vector<int64_t> NonUnitDims(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] != 1) out.push_back(static_cast<int64_t>(d));
+  }
+  return out;
+}
+
+// reshape(broadcast(x)) that only adds or drops size-1 dimensions, where x
+// has none: one broadcast of x, its dimensions renumbered.
+bool ReshapeOfBroadcast(Instruction* i, RewriteContext& ctx) {
+  Instruction* bcast = i->operand(0);
+  if (!IsArrayOp(i) || bcast->opcode() != Opcode::kBroadcast) return false;
+  Instruction* x = bcast->operand(0);
+  std::vector<int64_t> in = NonUnitDims(Dims(bcast)), out = NonUnitDims(Dims(i));
+  if (in.size() != out.size() || NonUnitDims(Dims(x)).size() != Dims(x).size()) return false;
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (bcast->shape().dim(static_cast<int>(in[k])) != i->shape().dim(static_cast<int>(out[k]))) {
+      return false;
+    }
+  }
+  IntList dims;
+  for (int64_t d : BroadcastDims(bcast)) {
+    dims.push_back(out[std::find(in.begin(), in.end(), d) - in.begin()]);
+  }
+  return ctx.Replace(i, ctx.b().Broadcast(x, Dims(i), std::move(dims)));
+}
+
 // ---- transpose ----
 
 bool TransposeIdentity(Instruction* i, RewriteContext& ctx) {
@@ -84,7 +113,7 @@ bool TransposeOfBroadcast(Instruction* i, RewriteContext& ctx) {
   IntList inverse(p.size());
   for (size_t j = 0; j < p.size(); ++j) inverse[p[j]] = static_cast<int64_t>(j);
   IntList dims;
-  for (int64_t d : *bcast->attrs().dimensions) dims.push_back(inverse[d]);
+  for (int64_t d : BroadcastDims(bcast)) dims.push_back(inverse[d]);
   if (!std::is_sorted(dims.begin(), dims.end())) return false;
   return ctx.Replace(i, ctx.b().Broadcast(bcast->operand(0), Dims(i), std::move(dims)));
 }
@@ -93,15 +122,15 @@ bool TransposeOfBroadcast(Instruction* i, RewriteContext& ctx) {
 
 bool BroadcastIdentity(Instruction* i, RewriteContext& ctx) {
   return IsArrayOp(i) && Dims(i) == Dims(i->operand(0)) &&
-         IsIdentityPermutation(*i->attrs().dimensions) && ctx.Replace(i, i->operand(0));
+         IsIdentityPermutation(BroadcastDims(i)) && ctx.Replace(i, i->operand(0));
 }
 
 bool BroadcastBroadcast(Instruction* i, RewriteContext& ctx) {
   Instruction* inner = i->operand(0);
   if (!IsArrayOp(i) || inner->opcode() != Opcode::kBroadcast) return false;
-  const IntList& outer = *i->attrs().dimensions;
+  const IntList& outer = BroadcastDims(i);
   IntList dims;
-  for (int64_t d : *inner->attrs().dimensions) dims.push_back(outer[d]);
+  for (int64_t d : BroadcastDims(inner)) dims.push_back(outer[d]);
   return ctx.Replace(i, ctx.b().Broadcast(inner->operand(0), Dims(i), std::move(dims)));
 }
 
@@ -160,7 +189,7 @@ bool SliceOfBroadcast(Instruction* i, RewriteContext& ctx) {
   Instruction* bcast = i->operand(0);
   if (!IsArrayOp(i) || bcast->opcode() != Opcode::kBroadcast) return false;
   Instruction* x = bcast->operand(0);
-  const IntList& dims = *bcast->attrs().dimensions;
+  const IntList& dims = BroadcastDims(bcast);
   const SliceRanges& ranges = *i->attrs().slice;
   SliceRanges x_ranges;
   bool full = true;
@@ -429,6 +458,9 @@ void AppendShapeRules(std::vector<RewriteRule>& rules) {
       {"reshape-reshape", {O::kReshape}, "reshape(reshape(x)) -> reshape(x)", &ReshapeReshape},
       {"reshape-of-broadcast-scalar", {O::kReshape},
        "reshape(broadcast(scalar)) -> broadcast(scalar)", &ReshapeOfBroadcastScalar},
+      {"reshape-of-broadcast", {O::kReshape},
+       "reshape(broadcast(x)) adding or dropping size-1 dims -> broadcast(x)",
+       &ReshapeOfBroadcast},
       {"transpose-identity", {O::kTranspose}, "transpose by the identity -> x",
        &TransposeIdentity},
       {"transpose-transpose", {O::kTranspose}, "transpose(transpose(x)) -> one transpose",
