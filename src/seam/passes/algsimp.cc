@@ -93,6 +93,7 @@ const std::vector<RewriteRule>& AlgsimpRules() {
     AppendArithmeticRules(*all);
     AppendReductionRules(*all);
     AppendShapeRules(*all);
+    AppendIndexingRules(*all);
     return all;
   }();
   return *rules;

@@ -2,8 +2,8 @@
 // identity, a shape simplification, a fold of a small constant), the opcodes
 // it applies to, and the function that rewrites an instruction. The driver
 // (algsimp.cc) applies the rows to a fixpoint; the families live in
-// algsimp_arithmetic.cc, algsimp_shapes.cc and algsimp_reductions.cc, and the
-// matchers they share in algsimp_match.cc.
+// algsimp_arithmetic.cc, algsimp_reductions.cc, algsimp_shapes.cc and
+// algsimp_indexing.cc, and the matchers they share in algsimp_match.cc.
 //
 // Every rule preserves the exact value of its instruction under the
 // interpreter's semantics (IEEE 754 for floats: NaN, signed zeros and
@@ -80,6 +80,7 @@ struct RewriteRule {
 
 void AppendArithmeticRules(std::vector<RewriteRule>& rules);
 void AppendShapeRules(std::vector<RewriteRule>& rules);
+void AppendIndexingRules(std::vector<RewriteRule>& rules);
 void AppendReductionRules(std::vector<RewriteRule>& rules);
 
 // Every rule, in the order the driver tries them on an instruction.
