@@ -1,0 +1,211 @@
+#include "seam/passes/call_graph_util.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "seam/util/status_macros.h"
+
+namespace seam {
+namespace {
+
+// The dimensions from minor to major as the interpreter reads them (see
+// eval/data_movement.cc): the layout's, or row-major.
+std::vector<int64_t> MinorToMajor(const Shape& shape) {
+  if (shape.layout().has_value() &&
+      shape.layout()->minor_to_major.size() == static_cast<size_t>(shape.rank())) {
+    return shape.layout()->minor_to_major;
+  }
+  std::vector<int64_t> order;
+  for (int d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
+  return order;
+}
+
+}  // namespace
+
+bool InterchangeableShapes(const Shape& a, const Shape& b) {
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (a.IsTuple()) {
+    if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
+    for (size_t k = 0; k < a.tuple_shapes().size(); ++k) {
+      if (!InterchangeableShapes(a.tuple_shapes()[k], b.tuple_shapes()[k])) return false;
+    }
+    return true;
+  }
+  if (a.dtype() != b.dtype() || a.dims() != b.dims()) return false;
+  for (int d = 0; d < a.rank(); ++d) {
+    if (a.IsDynamicDim(d) != b.IsDynamicDim(d)) return false;
+  }
+  return a.IsToken() || MinorToMajor(a) == MinorToMajor(b);
+}
+
+Instruction* AdaptLayout(Instruction* value, const Shape& want, HloBuilder& builder) {
+  if (InterchangeableShapes(value->shape(), want)) return value;
+  if (!want.IsTuple()) return builder.Add(Opcode::kCopy, want, {value});
+  std::vector<Instruction*> elements;
+  for (size_t k = 0; k < want.tuple_shapes().size(); ++k) {
+    Instruction* element = builder.GetTupleElement(value, static_cast<int64_t>(k));
+    elements.push_back(AdaptLayout(element, want.tuple_shapes()[k], builder));
+  }
+  Instruction* tuple = builder.Tuple(std::move(elements));
+  tuple->mutable_shape() = want;
+  return tuple;
+}
+
+bool HasControlEdges(const Instruction& instruction) {
+  return !instruction.control_predecessors().empty() ||
+         !instruction.control_successors().empty();
+}
+
+Instruction* InlineComputation(const Computation& callee,
+                               const std::vector<Instruction*>& arguments,
+                               const Shape& result_shape, HloBuilder& builder,
+                               const std::vector<Instruction*>& predecessors,
+                               const std::vector<Instruction*>& successors) {
+  absl::flat_hash_map<const Instruction*, Instruction*> map;
+  absl::flat_hash_set<const Instruction*> cloned;
+  std::vector<Instruction*> order = callee.MakePostOrder();
+  for (Instruction* i : order) {
+    if (i->opcode() == Opcode::kParameter) {
+      size_t n = static_cast<size_t>(i->parameter_number());
+      SEAM_CHECK(n < arguments.size());
+      map[i] = AdaptLayout(arguments[n], i->shape(), builder);
+      continue;
+    }
+    std::vector<Instruction*> operands;
+    for (const Instruction* operand : i->operands()) operands.push_back(map.at(operand));
+    Instruction* copy = builder.Clone(*i, std::move(operands));
+    for (const Instruction* predecessor : i->control_predecessors()) {
+      copy->AddControlPredecessor(map.at(predecessor));
+    }
+    map[i] = copy;
+    cloned.insert(copy);
+  }
+  // Ordering of the replaced instruction: its predecessors before the
+  // clones that depend on no other clone, its successors after the clones
+  // nothing cloned uses (every clone lies between some such pair).
+  if (!predecessors.empty() || !successors.empty()) {
+    for (const Instruction* i : order) {
+      Instruction* copy = map.at(i);
+      if (!cloned.contains(copy)) continue;
+      bool source = true;
+      for (const Instruction* operand : copy->operands()) source &= !cloned.contains(operand);
+      for (const Instruction* p : copy->control_predecessors()) source &= !cloned.contains(p);
+      bool sink = true;
+      for (const Instruction* user : copy->users()) sink &= !cloned.contains(user);
+      for (const Instruction* s : copy->control_successors()) sink &= !cloned.contains(s);
+      if (source) {
+        for (Instruction* p : predecessors) copy->AddControlPredecessor(p);
+      }
+      if (sink) {
+        for (Instruction* s : successors) s->AddControlPredecessor(copy);
+      }
+    }
+  }
+  Instruction* root = AdaptLayout(map.at(callee.root()), result_shape, builder);
+  if (!cloned.contains(root)) {
+    for (Instruction* s : successors) s->AddControlPredecessor(root);
+  }
+  return root;
+}
+
+void ReplaceWithInlinedComputation(Instruction* old, const Computation& callee,
+                                   const std::vector<Instruction*>& arguments,
+                                   NameUniquer& names) {
+  HloBuilder builder(*old->parent(), names);
+  std::vector<Instruction*> predecessors = old->control_predecessors();
+  std::vector<Instruction*> successors = old->control_successors();
+  Instruction* value =
+      InlineComputation(callee, arguments, old->shape(), builder, predecessors, successors);
+  old->ReplaceAllUsesWith(value);
+  old->DetachControlEdges();
+}
+
+ComputationNameUniquer::ComputationNameUniquer(const Module& module) {
+  for (const auto& computation : module.computations()) used_.insert(computation->name());
+}
+
+std::string ComputationNameUniquer::Make(absl::string_view base) {
+  size_t dot = base.rfind('.');
+  int64_t ignored;
+  if (dot != absl::string_view::npos && absl::SimpleAtoi(base.substr(dot + 1), &ignored)) {
+    base = base.substr(0, dot);
+  }
+  for (int64_t n = 1;; ++n) {
+    std::string name = absl::StrCat(base, ".clone.", n);
+    if (used_.insert(name).second) return name;
+  }
+}
+
+Computation* CloneComputation(const Computation& original, Module& module,
+                              NameUniquer& names, ComputationNameUniquer& computation_names) {
+  auto owned = std::make_unique<Computation>(computation_names.Make(original.name()));
+  owned->set_has_signature(original.has_signature());
+  owned->set_location(original.location());
+  Computation* copy = module.AddComputation(std::move(owned));
+  HloBuilder builder(*copy, names);
+  absl::flat_hash_map<const Instruction*, Instruction*> map;
+  for (Instruction* i : original.MakePostOrder()) {
+    std::vector<Instruction*> operands;
+    for (const Instruction* operand : i->operands()) operands.push_back(map.at(operand));
+    Instruction* clone = builder.Clone(*i, std::move(operands));
+    for (const Instruction* predecessor : i->control_predecessors()) {
+      clone->AddControlPredecessor(map.at(predecessor));
+    }
+    map[i] = clone;
+  }
+  if (original.root() != nullptr) copy->set_root(map.at(original.root()));
+  return copy;
+}
+
+absl::flat_hash_map<const Computation*, int> CountCallSites(const Module& module) {
+  absl::flat_hash_map<const Computation*, int> counts;
+  if (module.entry() != nullptr) ++counts[module.entry()];
+  for (const auto& computation : module.computations()) {
+    for (const auto& i : computation->instructions()) {
+      for (const Computation* called : i->CalledComputations()) ++counts[called];
+    }
+  }
+  return counts;
+}
+
+Instruction* LoopStateParameter(const Computation& c, size_t elements) {
+  if (c.parameter_count() != 1 || c.parameter(0) == nullptr) return nullptr;
+  Instruction* state = c.parameter(0);
+  if (state->IsRoot() || HasControlEdges(*state) || !state->shape().IsTuple() ||
+      state->shape().tuple_shapes().size() != elements) {
+    return nullptr;
+  }
+  for (const Instruction* user : state->users()) {
+    if (user->opcode() != Opcode::kGetTupleElement || !user->attrs().index.has_value() ||
+        *user->attrs().index < 0 || static_cast<size_t>(*user->attrs().index) >= elements) {
+      return nullptr;
+    }
+  }
+  return state;
+}
+
+bool RemoveDeadInstructions(Computation& computation) {
+  absl::flat_hash_set<const Instruction*> live;
+  std::vector<const Instruction*> stack;
+  auto mark = [&](const Instruction* i) {
+    if (live.insert(i).second) stack.push_back(i);
+  };
+  if (computation.root() != nullptr) mark(computation.root());
+  for (const auto& i : computation.instructions()) {
+    if (!IsRemovableWhenDead(*i)) mark(i.get());
+  }
+  while (!stack.empty()) {
+    const Instruction* i = stack.back();
+    stack.pop_back();
+    for (const Instruction* operand : i->operands()) mark(operand);
+    for (const Instruction* predecessor : i->control_predecessors()) mark(predecessor);
+  }
+  absl::flat_hash_set<Instruction*> dead;
+  for (const auto& i : computation.instructions()) {
+    if (!live.contains(i.get())) dead.insert(i.get());
+  }
+  if (dead.empty()) return false;
+  computation.RemoveInstructions(dead);
+  return true;
+}
+
+}  // namespace seam

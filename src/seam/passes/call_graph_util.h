@@ -1,0 +1,78 @@
+// Helpers shared by the call, control-flow and tuple passes: inlining a
+// computation into a caller, cloning computations, counting call sites, and
+// telling when one value may stand for another without changing what a
+// layout-sensitive reader (bitcast) sees.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "seam/ir/module.h"
+#include "seam/passes/hlo_builder.h"
+
+namespace seam {
+
+// Whether a value of shape `a` may replace one of shape `b`: same element
+// types, dimensions and dynamism, and the same memory order as the
+// interpreter reads it (a missing layout is row-major; tiling suffixes are
+// not modelled). Tuples compare element by element.
+bool InterchangeableShapes(const Shape& a, const Shape& b);
+
+// `value` itself when its shape is interchangeable with `want`, else a copy
+// of it laid out as `want` (element by element for tuples: the interpreter's
+// copy moves array bytes only).
+Instruction* AdaptLayout(Instruction* value, const Shape& want, HloBuilder& builder);
+
+bool HasControlEdges(const Instruction& instruction);
+
+// Clones `callee` into the builder's computation with parameter k standing
+// for arguments[k]. Returns the value of the callee's root laid out as
+// `result_shape`. Control ordering of the instruction being replaced is
+// carried over: `predecessors` come before every cloned instruction,
+// `successors` after all of them.
+Instruction* InlineComputation(const Computation& callee,
+                               const std::vector<Instruction*>& arguments,
+                               const Shape& result_shape, HloBuilder& builder,
+                               const std::vector<Instruction*>& predecessors = {},
+                               const std::vector<Instruction*>& successors = {});
+
+// Replaces every use of `old` by the inlined body of `callee` on `arguments`,
+// carrying `old`'s control edges. `old` is left with no users (and no control
+// edges) for the caller to remove, in batches: one-by-one removal is
+// quadratic.
+void ReplaceWithInlinedComputation(Instruction* old, const Computation& callee,
+                                   const std::vector<Instruction*>& arguments,
+                                   NameUniquer& names);
+
+// Hands out computation names not yet used in a module.
+class ComputationNameUniquer {
+ public:
+  explicit ComputationNameUniquer(const Module& module);
+  std::string Make(absl::string_view base);
+
+ private:
+  absl::flat_hash_set<std::string> used_;
+};
+
+// A copy of `original` (instructions, control edges, root, signature flag)
+// added to `module` under a new name. Called computations are shared, not
+// copied.
+Computation* CloneComputation(const Computation& original, Module& module,
+                              NameUniquer& names, ComputationNameUniquer& computation_names);
+
+// How many (instruction, attribute slot) pairs in the module name each
+// computation; the entry counts one more for being the entry.
+absl::flat_hash_map<const Computation*, int> CountCallSites(const Module& module);
+
+// The parameter of a loop body or condition, when it is read only through
+// get-tuple-element with indices below `elements` (and is not the root):
+// then the loop state may be reshaped by renumbering those reads.
+Instruction* LoopStateParameter(const Computation& c, size_t elements);
+
+// Removes the instructions of `computation` that nothing live uses (as the
+// dce pass does for one computation). True when something was removed.
+bool RemoveDeadInstructions(Computation& computation);
+
+}  // namespace seam

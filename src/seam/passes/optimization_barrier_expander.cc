@@ -1,0 +1,46 @@
+// optimization-barrier-expander: opt-barrier(x) -> x. A barrier only stops
+// the compiler from moving computation across it (rematerialisation,
+// scheduling); it computes the identity, so on Seam's single-device
+// reference semantics removing it changes no value. Removing it lets the
+// simplifiers and the fusion planner see through values a front end fenced
+// off for memory scheduling, as XLA's OptimizationBarrierExpander does
+// before its own scheduling-insensitive passes.
+//
+// A barrier with control edges is kept: the edges would have to move onto
+// an earlier value, which could close a cycle.
+#include "seam/passes/call_graph_util.h"
+#include "seam/passes/pass.h"
+
+namespace seam {
+namespace {
+
+class OptimizationBarrierExpanderPass : public Pass {
+ public:
+  absl::string_view name() const override { return "optimization-barrier-expander"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    bool changed = false;
+    for (const auto& computation : module.computations()) {
+      absl::flat_hash_set<Instruction*> removed;
+      for (const auto& i : computation->instructions()) {
+        if (i->opcode() != Opcode::kOptimizationBarrier || i->operand_count() != 1 ||
+            HasControlEdges(*i) || !InterchangeableShapes(i->operand(0)->shape(), i->shape())) {
+          continue;
+        }
+        i->ReplaceAllUsesWith(i->operand(0));
+        removed.insert(i.get());
+      }
+      if (removed.empty()) continue;
+      computation->RemoveInstructions(removed);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeOptimizationBarrierExpanderPass() {
+  return std::make_unique<OptimizationBarrierExpanderPass>();
+}
+
+}  // namespace seam
