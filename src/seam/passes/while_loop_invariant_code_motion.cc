@@ -191,6 +191,7 @@ bool HoistInvariants(Instruction* loop,
   Instruction* new_init = outside.Tuple(std::move(init_elements));
   new_init->mutable_shape() = new_state;
   Instruction* new_loop = outside.Add(Opcode::kWhile, new_state, {new_init}, loop->attrs());
+  new_loop->set_name(names.Make(loop->name()));
 
   // The body reads the carried values from the state and passes them on.
   auto widen = [&](Instruction* parameter) {

@@ -258,6 +258,7 @@ bool RemoveUnneededStateElements(Instruction* loop,
   Shape new_state = KeptElements(state, removed);
   new_init->mutable_shape() = new_state;
   Instruction* new_loop = outside.Add(Opcode::kWhile, new_state, {new_init}, loop->attrs());
+  new_loop->set_name(names.Make(loop->name()));
   Instruction* whole = nullptr;  // the old state, rebuilt for non-gte users
   auto rebuild = [&]() {
     if (whole != nullptr) return whole;
