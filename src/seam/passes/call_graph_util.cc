@@ -55,6 +55,23 @@ bool HasControlEdges(const Instruction& instruction) {
          !instruction.control_successors().empty();
 }
 
+std::vector<Instruction*> InstructionsWithOpcode(const Computation& computation, Opcode opcode) {
+  std::vector<Instruction*> found;
+  for (const auto& i : computation.instructions()) {
+    if (i->opcode() == opcode) found.push_back(i.get());
+  }
+  return found;
+}
+
+bool ContainsOpcode(const Module& module, Opcode opcode) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& i : computation->instructions()) {
+      if (i->opcode() == opcode) return true;
+    }
+  }
+  return false;
+}
+
 Instruction* InlineComputation(const Computation& callee,
                                const std::vector<Instruction*>& arguments,
                                const Shape& result_shape, HloBuilder& builder,
@@ -156,10 +173,27 @@ Computation* CloneComputation(const Computation& original, Module& module,
   return copy;
 }
 
+absl::flat_hash_set<const Computation*> ReachableComputations(const Module& module) {
+  absl::flat_hash_set<const Computation*> reachable;
+  std::vector<const Computation*> stack;
+  auto mark = [&](const Computation* c) {
+    if (c != nullptr && reachable.insert(c).second) stack.push_back(c);
+  };
+  mark(module.entry());
+  while (!stack.empty()) {
+    const Computation* c = stack.back();
+    stack.pop_back();
+    for (const auto& i : c->instructions()) {
+      for (const Computation* called : i->CalledComputations()) mark(called);
+    }
+  }
+  return reachable;
+}
+
 absl::flat_hash_map<const Computation*, int> CountCallSites(const Module& module) {
   absl::flat_hash_map<const Computation*, int> counts;
   if (module.entry() != nullptr) ++counts[module.entry()];
-  for (const auto& computation : module.computations()) {
+  for (const Computation* computation : ReachableComputations(module)) {
     for (const auto& i : computation->instructions()) {
       for (const Computation* called : i->CalledComputations()) ++counts[called];
     }

@@ -27,6 +27,12 @@ Instruction* AdaptLayout(Instruction* value, const Shape& want, HloBuilder& buil
 
 bool HasControlEdges(const Instruction& instruction);
 
+// The instructions of `computation` with opcode `opcode`, in order: a
+// snapshot, safe to rewrite while walking.
+std::vector<Instruction*> InstructionsWithOpcode(const Computation& computation, Opcode opcode);
+// Whether any computation of `module` has an instruction with `opcode`.
+bool ContainsOpcode(const Module& module, Opcode opcode);
+
 // Clones `callee` into the builder's computation with parameter k standing
 // for arguments[k]. Returns the value of the callee's root laid out as
 // `result_shape`. Control ordering of the instruction being replaced is
@@ -62,8 +68,13 @@ class ComputationNameUniquer {
 Computation* CloneComputation(const Computation& original, Module& module,
                               NameUniquer& names, ComputationNameUniquer& computation_names);
 
-// How many (instruction, attribute slot) pairs in the module name each
-// computation; the entry counts one more for being the entry.
+// The computations the entry computation runs, directly or not.
+absl::flat_hash_set<const Computation*> ReachableComputations(const Module& module);
+
+// How many (instruction, attribute slot) pairs in reachable computations
+// name each computation; the entry counts one more for being the entry.
+// Computations only dead code calls (left behind by inlining until dce
+// runs) count as uncalled, so they do not block rewriting the live caller.
 absl::flat_hash_map<const Computation*, int> CountCallSites(const Module& module);
 
 // The parameter of a loop body or condition, when it is read only through

@@ -27,8 +27,10 @@ class CallInlinerPass : public Pass {
     bool changed = false;
     for (Computation* computation : *order) {
       absl::flat_hash_set<Instruction*> inlined;
-      for (Instruction* i : computation->MakePostOrder()) {
-        if (i->opcode() != Opcode::kCall || !i->attrs().to_apply.has_value()) continue;
+      // Each call is inlined on its own: order within a computation does
+      // not matter, and inlining adds no calls.
+      for (Instruction* i : InstructionsWithOpcode(*computation, Opcode::kCall)) {
+        if (!i->attrs().to_apply.has_value()) continue;
         const Computation* callee = *i->attrs().to_apply;
         if (callee == nullptr || callee == computation) continue;
         ReplaceWithInlinedComputation(i, *callee, i->operands(), names);

@@ -58,8 +58,7 @@ class ConditionalSimplifierPass : public Pass {
     bool changed = false;
     for (Computation* computation : *order) {
       absl::flat_hash_set<Instruction*> removed;
-      for (Instruction* i : computation->MakePostOrder()) {
-        if (i->opcode() != Opcode::kConditional) continue;
+      for (Instruction* i : InstructionsWithOpcode(*computation, Opcode::kConditional)) {
         int64_t taken = KnownBranch(*i);
         if (taken < 0) continue;
         const Computation* branch = Branches(*i)[taken];

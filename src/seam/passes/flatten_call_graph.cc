@@ -54,9 +54,9 @@ class FlattenCallGraphPass : public Pass {
   absl::StatusOr<bool> Run(Module& module) override {
     absl::StatusOr<std::vector<Computation*>> post_order = module.MakeComputationPostOrder();
     if (!post_order.ok()) return post_order.status();
-    // Every call site counts (embedded ones too: a computation that is both
-    // a reducer and a loop body gets its own copy for the loop), but only
-    // sequential sites are redirected to copies.
+    // Every call site from live code counts (embedded ones too: a
+    // computation that is both a reducer and a loop body gets its own copy
+    // for the loop), but only sequential sites are redirected to copies.
     absl::flat_hash_map<const Computation*, int> sites = CountCallSites(module);
     absl::flat_hash_map<const Computation*, std::vector<CallSite>> sequential;
     auto record = [&](Computation& computation) {
@@ -66,7 +66,10 @@ class FlattenCallGraphPass : public Pass {
         for (const CallSite& site : found) sequential[*site.slot].push_back(site);
       }
     };
-    for (const auto& computation : module.computations()) record(*computation);
+    absl::flat_hash_set<const Computation*> live = ReachableComputations(module);
+    for (const auto& computation : module.computations()) {
+      if (live.contains(computation.get())) record(*computation);
+    }
 
     NameUniquer names(module);
     ComputationNameUniquer computation_names(module);

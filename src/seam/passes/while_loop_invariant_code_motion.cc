@@ -254,6 +254,7 @@ class WhileLoopInvariantCodeMotionPass : public Pass {
  public:
   absl::string_view name() const override { return "while-loop-invariant-code-motion"; }
   absl::StatusOr<bool> Run(Module& module) override {
+    if (!ContainsOpcode(module, Opcode::kWhile)) return false;
     // Inner loops first: what leaves an inner loop may then leave the outer.
     absl::StatusOr<std::vector<Computation*>> order = module.MakeComputationPostOrder();
     if (!order.ok()) return order.status();
@@ -261,12 +262,8 @@ class WhileLoopInvariantCodeMotionPass : public Pass {
     NameUniquer names(module);
     bool changed = false;
     for (Computation* computation : *order) {
-      std::vector<Instruction*> loops;
-      for (const auto& i : computation->instructions()) {
-        if (i->opcode() == Opcode::kWhile) loops.push_back(i.get());
-      }
       absl::flat_hash_set<Instruction*> removed;
-      for (Instruction* loop : loops) {
+      for (Instruction* loop : InstructionsWithOpcode(*computation, Opcode::kWhile)) {
         if (HoistInvariants(loop, call_sites, names)) removed.insert(loop);
       }
       if (removed.empty()) continue;

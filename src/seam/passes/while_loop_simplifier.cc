@@ -318,6 +318,7 @@ class WhileLoopSimplifierPass : public Pass {
  public:
   absl::string_view name() const override { return "while-loop-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
+    if (!ContainsOpcode(module, Opcode::kWhile)) return false;
     NameUniquer names(module);
     bool changed = false;
     // Dropping one element can leave another unused; a few rounds settle it.
@@ -327,15 +328,12 @@ class WhileLoopSimplifierPass : public Pass {
       std::vector<Computation*> computations;
       for (const auto& c : module.computations()) computations.push_back(c.get());
       for (Computation* computation : computations) {
-        std::vector<Instruction*> loops;
-        for (const auto& i : computation->instructions()) {
-          if (i->opcode() == Opcode::kWhile && i->attrs().condition.value_or(nullptr) != nullptr &&
-              i->attrs().body.value_or(nullptr) != nullptr) {
-            loops.push_back(i.get());
-          }
-        }
         absl::flat_hash_set<Instruction*> removed;
-        for (Instruction* loop : loops) {
+        for (Instruction* loop : InstructionsWithOpcode(*computation, Opcode::kWhile)) {
+          if (loop->attrs().condition.value_or(nullptr) == nullptr ||
+              loop->attrs().body.value_or(nullptr) == nullptr) {
+            continue;
+          }
           if (SimplifyKnownTripCount(loop, names)) {
             removed.insert(loop);
           } else {
