@@ -11,11 +11,13 @@
 //
 // SEAM_ALGSIMP_TRACE=1 prints every firing (rule, instruction, computation)
 // to stderr and, at the end of each run, how often each rule fired;
-// SEAM_ALGSIMP_TRACE=counts prints only the counts.
+// SEAM_ALGSIMP_TRACE=counts prints only the counts, SEAM_ALGSIMP_TRACE=rules
+// the rule table.
 #include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "seam/passes/algsimp_rules.h"
 #include "seam/passes/pass.h"
 
@@ -107,12 +109,22 @@ constexpr int kMaxSweeps = 16;
 // Rewrites of one instruction's fresh replacement within a sweep.
 constexpr int kMaxChain = 8;
 
-enum class TraceMode { kOff, kCounts, kAll };
+enum class TraceMode { kOff, kCounts, kAll, kRules };
 
 TraceMode TraceFromEnvironment() {
   const char* value = std::getenv("SEAM_ALGSIMP_TRACE");
   if (value == nullptr || *value == '\0' || std::string(value) == "0") return TraceMode::kOff;
+  if (std::string(value) == "rules") return TraceMode::kRules;
   return std::string(value) == "counts" ? TraceMode::kCounts : TraceMode::kAll;
+}
+
+void PrintRules() {
+  for (const RewriteRule& rule : AlgsimpRules()) {
+    std::string opcodes;
+    for (Opcode op : rule.opcodes) absl::StrAppend(&opcodes, opcodes.empty() ? "" : ",", OpcodeName(op));
+    if (opcodes.size() > 40) opcodes = opcodes.substr(0, 37) + "...";
+    std::cerr << absl::StrFormat("%-32s %-40s %s\n", rule.name, opcodes, rule.description);
+  }
 }
 
 // Rules see only instructions they can reason about: live, without control
@@ -138,6 +150,7 @@ class Driver {
   }
 
   bool Run() {
+    if (trace_ == TraceMode::kRules) PrintRules();
     bool changed = false;
     int sweeps = 0;
     bool converged = false;
@@ -150,7 +163,7 @@ class Driver {
       converged = !swept_change;
       changed |= swept_change;
     }
-    if (trace_ != TraceMode::kOff) {
+    if (trace_ == TraceMode::kCounts || trace_ == TraceMode::kAll) {
       std::cerr << "algsimp: " << firings_ << " rewrites in " << sweeps << " sweeps"
                 << (converged ? "" : " (not converged)") << ":";
       for (const auto& [name, count] : counts_) std::cerr << " " << name << "=" << count;
