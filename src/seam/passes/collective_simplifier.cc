@@ -67,19 +67,40 @@ Instruction* Simplified(Instruction* i, HloBuilder& builder) {
   }
 }
 
+bool IsSingleDeviceCollective(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kCollectivePermute:
+      return true;
+    default:
+      return false;
+  }
+}
+
 class CollectiveSimplifierPass : public Pass {
  public:
   absl::string_view name() const override { return "collective-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
-    NameUniquer names(module);
+    std::optional<NameUniquer> names;  // built on the first candidate
     bool changed = false;
     for (const auto& computation : module.computations()) {
-      HloBuilder builder(*computation, names);
-      absl::flat_hash_set<Instruction*> removed;
       std::vector<Instruction*> candidates;
       for (const auto& i : computation->instructions()) {
-        if (!HasControlEdges(*i) && IsRemovableWhenDead(*i)) candidates.push_back(i.get());
+        if (IsSingleDeviceCollective(i->opcode()) && !HasControlEdges(*i) &&
+            IsRemovableWhenDead(*i)) {
+          candidates.push_back(i.get());
+        }
       }
+      if (candidates.empty()) continue;
+      if (!names.has_value()) names.emplace(module);
+      HloBuilder builder(*computation, *names);
+      absl::flat_hash_set<Instruction*> removed;
       for (Instruction* i : candidates) {
         Instruction* replacement = Simplified(i, builder);
         if (replacement == nullptr) continue;

@@ -51,6 +51,13 @@ class ConditionalSimplifierPass : public Pass {
  public:
   absl::string_view name() const override { return "conditional-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
+    bool any = false;
+    for (const auto& computation : module.computations()) {
+      for (const Instruction* i : InstructionsWithOpcode(*computation, Opcode::kConditional)) {
+        any |= KnownBranch(*i) >= 0;
+      }
+    }
+    if (!any) return false;
     // Callers last: a branch inlined into a caller is already simplified.
     absl::StatusOr<std::vector<Computation*>> order = module.MakeComputationPostOrder();
     if (!order.ok()) return order.status();

@@ -52,8 +52,6 @@ class FlattenCallGraphPass : public Pass {
  public:
   absl::string_view name() const override { return "flatten-call-graph"; }
   absl::StatusOr<bool> Run(Module& module) override {
-    absl::StatusOr<std::vector<Computation*>> post_order = module.MakeComputationPostOrder();
-    if (!post_order.ok()) return post_order.status();
     // Every call site from live code counts (embedded ones too: a
     // computation that is both a reducer and a loop body gets its own copy
     // for the loop), but only sequential sites are redirected to copies.
@@ -70,6 +68,11 @@ class FlattenCallGraphPass : public Pass {
     for (const auto& computation : module.computations()) {
       if (live.contains(computation.get())) record(*computation);
     }
+    bool shared = false;
+    for (const auto& [computation, calls] : sequential) shared |= sites[computation] > 1;
+    if (!shared) return false;
+    absl::StatusOr<std::vector<Computation*>> post_order = module.MakeComputationPostOrder();
+    if (!post_order.ok()) return post_order.status();
 
     NameUniquer names(module);
     ComputationNameUniquer computation_names(module);

@@ -63,6 +63,7 @@ class MapInlinePass : public Pass {
  public:
   absl::string_view name() const override { return "map-inline"; }
   absl::StatusOr<bool> Run(Module& module) override {
+    if (!ContainsOpcode(module, Opcode::kMap)) return false;
     NameUniquer names(module);
     bool changed = false;
     for (const auto& computation : module.computations()) {
