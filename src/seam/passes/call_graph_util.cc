@@ -173,32 +173,21 @@ Computation* CloneComputation(const Computation& original, Module& module,
   return copy;
 }
 
-absl::flat_hash_set<const Computation*> ReachableComputations(const Module& module) {
-  absl::flat_hash_set<const Computation*> reachable;
-  std::vector<const Computation*> stack;
-  auto mark = [&](const Computation* c) {
-    if (c != nullptr && reachable.insert(c).second) stack.push_back(c);
-  };
-  mark(module.entry());
-  while (!stack.empty()) {
-    const Computation* c = stack.back();
-    stack.pop_back();
-    for (const auto& i : c->instructions()) {
-      for (const Computation* called : i->CalledComputations()) mark(called);
-    }
-  }
-  return reachable;
-}
-
 absl::flat_hash_map<const Computation*, int> CountCallSites(const Module& module) {
   absl::flat_hash_map<const Computation*, int> counts;
   if (module.entry() != nullptr) ++counts[module.entry()];
-  for (const Computation* computation : ReachableComputations(module)) {
+  for (const auto& computation : module.computations()) {
     for (const auto& i : computation->instructions()) {
       for (const Computation* called : i->CalledComputations()) ++counts[called];
     }
   }
   return counts;
+}
+
+int CallSites(const absl::flat_hash_map<const Computation*, int>& counts,
+              const Computation* computation) {
+  auto it = counts.find(computation);
+  return it == counts.end() ? 0 : it->second;
 }
 
 Instruction* LoopStateParameter(const Computation& c, size_t elements) {

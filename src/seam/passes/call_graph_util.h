@@ -68,14 +68,15 @@ class ComputationNameUniquer {
 Computation* CloneComputation(const Computation& original, Module& module,
                               NameUniquer& names, ComputationNameUniquer& computation_names);
 
-// The computations the entry computation runs, directly or not.
-absl::flat_hash_set<const Computation*> ReachableComputations(const Module& module);
-
-// How many (instruction, attribute slot) pairs in reachable computations
-// name each computation; the entry counts one more for being the entry.
-// Computations only dead code calls (left behind by inlining until dce
-// runs) count as uncalled, so they do not block rewriting the live caller.
+// How many (instruction, attribute slot) pairs in the module name each
+// computation; the entry counts one more for being the entry. Callers in
+// dead code count too: the verifier checks them, so a computation they
+// share must not change shape under them (run dce first to free it).
 absl::flat_hash_map<const Computation*, int> CountCallSites(const Module& module);
+
+// The number of call sites of `computation` in `counts` (0 when absent).
+int CallSites(const absl::flat_hash_map<const Computation*, int>& counts,
+              const Computation* computation);
 
 // The parameter of a loop body or condition, when it is read only through
 // get-tuple-element with indices below `elements` (and is not the root):

@@ -52,9 +52,10 @@ class FlattenCallGraphPass : public Pass {
  public:
   absl::string_view name() const override { return "flatten-call-graph"; }
   absl::StatusOr<bool> Run(Module& module) override {
-    // Every call site from live code counts (embedded ones too: a
-    // computation that is both a reducer and a loop body gets its own copy
-    // for the loop), but only sequential sites are redirected to copies.
+    // Every call site counts, in dead code too (the verifier checks it, and
+    // passes that reshape a loop body need it unshared); embedded ones
+    // count (a computation that is both a reducer and a loop body gets its
+    // own copy for the loop), but only sequential sites get copies.
     absl::flat_hash_map<const Computation*, int> sites = CountCallSites(module);
     absl::flat_hash_map<const Computation*, std::vector<CallSite>> sequential;
     auto record = [&](Computation& computation) {
@@ -64,10 +65,7 @@ class FlattenCallGraphPass : public Pass {
         for (const CallSite& site : found) sequential[*site.slot].push_back(site);
       }
     };
-    absl::flat_hash_set<const Computation*> live = ReachableComputations(module);
-    for (const auto& computation : module.computations()) {
-      if (live.contains(computation.get())) record(*computation);
-    }
+    for (const auto& computation : module.computations()) record(*computation);
     bool shared = false;
     for (const auto& [computation, calls] : sequential) shared |= sites[computation] > 1;
     if (!shared) return false;

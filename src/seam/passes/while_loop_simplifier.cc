@@ -177,7 +177,7 @@ bool RemoveUnneededStateElements(Instruction* loop,
   Computation* condition = *loop->attrs().condition;
   Computation* body = *loop->attrs().body;
   const Shape& state = loop->shape();
-  if (condition == body || call_sites.at(condition) != 1 || call_sites.at(body) != 1 ||
+  if (condition == body || CallSites(call_sites, condition) != 1 || CallSites(call_sites, body) != 1 ||
       HasControlEdges(*loop) || !state.IsTuple()) {
     return false;
   }
