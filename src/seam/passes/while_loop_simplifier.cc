@@ -148,10 +148,16 @@ int KnownTripCount(const Instruction& loop) {
 
 // Replaces `loop` by its initial state (0 trips) or its inlined body (1
 // trip). True when it did; `loop` is then unused, for the caller to remove.
-bool SimplifyKnownTripCount(Instruction* loop, NameUniquer& names) {
+// The computations the inlined body calls gain call sites in `call_sites`.
+bool SimplifyKnownTripCount(Instruction* loop, NameUniquer& names,
+                            absl::flat_hash_map<const Computation*, int>& call_sites) {
   int trips = KnownTripCount(*loop);
   if (trips == 1) {
-    ReplaceWithInlinedComputation(loop, **loop->attrs().body, {loop->operand(0)}, names);
+    const Computation& body = **loop->attrs().body;
+    for (const auto& i : body.instructions()) {
+      for (const Computation* called : i->CalledComputations()) ++call_sites[called];
+    }
+    ReplaceWithInlinedComputation(loop, body, {loop->operand(0)}, names);
     return true;
   }
   if (trips != 0 || HasControlEdges(*loop)) return false;
@@ -334,7 +340,7 @@ class WhileLoopSimplifierPass : public Pass {
               loop->attrs().body.value_or(nullptr) == nullptr) {
             continue;
           }
-          if (SimplifyKnownTripCount(loop, names)) {
+          if (SimplifyKnownTripCount(loop, names, call_sites)) {
             removed.insert(loop);
           } else {
             RemoveUnneededStateElements(loop, call_sites, names, removed);
