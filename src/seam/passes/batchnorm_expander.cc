@@ -52,8 +52,8 @@ class BatchNormBuilder {
   Instruction* Vector(double value) { return expand::SplatValue(b_, compute_, {features_}, value); }
   // Per-feature sum of an operand-shaped value.
   Instruction* Sum(Instruction* x) {
-    return b_.Reduce(x, b_.ScalarConstant(compute_, 0), reduce_dims_,
-                     rewriter_.ScalarReducer(Opcode::kAdd, compute_));
+    if (zero_ == nullptr) zero_ = b_.ScalarConstant(compute_, 0);
+    return b_.Reduce(x, zero_, reduce_dims_, rewriter_.ScalarReducer(Opcode::kAdd, compute_));
   }
   Instruction* Bin(Opcode op, Instruction* a, Instruction* c) { return b_.Binary(op, a, c); }
   Instruction* Rsqrt(Instruction* x) { return b_.Unary(Opcode::kRsqrt, x); }
@@ -105,6 +105,7 @@ class BatchNormBuilder {
   int64_t feature_ = 0, features_ = 0, per_feature_ = 0;
   IntList reduce_dims_;
   double epsilon_ = 0;
+  Instruction* zero_ = nullptr;
 };
 
 bool Expandable(const Instruction& i) {

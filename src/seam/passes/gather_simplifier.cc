@@ -84,10 +84,12 @@ Instruction* DynamicSlice(HloBuilder& b, Instruction* operand, Instruction* indi
                  : b.Reshape(indices, {info.vector_length});
   }
   std::vector<Instruction*> operands{operand};
+  Instruction* zero = nullptr;
   for (int d = 0; d < operand->shape().rank(); ++d) {
     auto k = std::find(info.start_map.begin(), info.start_map.end(), d);
     if (k == info.start_map.end()) {
-      operands.push_back(expand::BitsConstant(b, index_type, 0));
+      if (zero == nullptr) zero = expand::BitsConstant(b, index_type, 0);
+      operands.push_back(zero);
     } else if (vector == nullptr) {
       operands.push_back(b.Reshape(indices, {}));
     } else {

@@ -14,6 +14,8 @@
 // Skipped, since no exact expansion exists with the element types HLO
 // arithmetic has: pred, complex, sub-byte and opaque (f8) output types, and
 // states that are not integer vectors; bounded dynamic shapes.
+#include <map>
+
 #include "seam/passes/expander_util.h"
 #include "seam/passes/pass.h"
 
@@ -39,7 +41,12 @@ class Expansion {
  public:
   Expansion(HloBuilder& b, std::vector<int64_t> dims) : b_(b), dims_(std::move(dims)) {}
 
-  Instruction* K(uint64_t bits) { return expand::SplatBits(b_, DType::kU64, dims_, bits); }
+  // A u64 splat, built once per value.
+  Instruction* K(uint64_t bits) {
+    Instruction*& k = constants_[bits];
+    if (k == nullptr) k = expand::SplatBits(b_, DType::kU64, dims_, bits);
+    return k;
+  }
   Instruction* Op(Opcode op, Instruction* a, Instruction* c) { return b_.Binary(op, a, c); }
   // x ^ (x >> s)
   Instruction* XorShift(Instruction* x, int s) {
@@ -56,6 +63,7 @@ class Expansion {
  private:
   HloBuilder& b_;
   std::vector<int64_t> dims_;
+  std::map<uint64_t, Instruction*> constants_;
 };
 
 // Raw bits of an integer scalar as u64, zero-extended.
@@ -96,7 +104,7 @@ Instruction* Expand(HloBuilder& b, Instruction* rng) {
     return ToU64(b, b.Reshape(b.Slice(state, {{k, k + 1, 1}}), {}));
   };
   Instruction* key = word(0);
-  Instruction* counter = words > 1 ? word(1) : expand::BitsConstant(b, DType::kU64, 0);
+  Instruction* counter = words > 1 ? word(1) : nullptr;  // null: 0
 
   // Row-major element index, then the two SplitMix64 rounds.
   Instruction* index = b.Add(Opcode::kIota, Shape::Array(DType::kU64, {count}), {});
@@ -107,7 +115,8 @@ Instruction* Expand(HloBuilder& b, Instruction* rng) {
   auto spread = [&](Instruction* scalar) {
     return dims.empty() ? scalar : b.Broadcast(scalar, dims, {});
   };
-  Instruction* inner = e.SplitMix64(e.Op(Opcode::kAdd, spread(counter), index));
+  Instruction* inner =
+      e.SplitMix64(counter == nullptr ? index : e.Op(Opcode::kAdd, spread(counter), index));
   Instruction* bits = e.SplitMix64(e.Op(Opcode::kXor, spread(key), inner));
   bits = FromU64(b, bits, bits_shape.dtype());
 

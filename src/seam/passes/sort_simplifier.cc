@@ -5,8 +5,9 @@
 // SortSimplifier does. A sort along a dimension of size 0 or 1 permutes
 // nothing and is replaced by its operands.
 //
-// Left alone: sorts used other than through get-tuple-element (the whole
-// tuple escapes), operands the comparator reads (they decide the order),
+// A get-tuple-element that nothing uses does not keep its output alive (it
+// is removed with it). Left alone: sorts used other than through
+// get-tuple-element (the whole tuple escapes), operands the comparator reads (they decide the order),
 // comparators with control edges, sorts that nothing uses (dce's job).
 #include <algorithm>
 #include <map>
@@ -55,6 +56,12 @@ void ReplaceByOperands(expand::Rewriter& rewriter, HloBuilder& b, Instruction* s
   rewriter.ReplaceWithNew(sort, b.Tuple(std::move(elements)));
 }
 
+// A get-tuple-element nothing reads does not count as reading its output.
+bool IsDead(const Instruction& i) {
+  return i.users().empty() && !i.IsRoot() && i.control_successors().empty() &&
+         i.control_predecessors().empty();
+}
+
 // The operands to keep: those whose output is read, and those the
 // comparator reads. Empty when the sort cannot shrink.
 std::vector<int64_t> OperandsToKeep(const Instruction& sort) {
@@ -63,7 +70,7 @@ std::vector<int64_t> OperandsToKeep(const Instruction& sort) {
   std::vector<bool> keep(n, false);
   for (const Instruction* user : sort.users()) {
     if (user->opcode() != Opcode::kGetTupleElement) return {};
-    keep[*user->attrs().index] = true;
+    if (!IsDead(*user)) keep[*user->attrs().index] = true;
   }
   const Computation& comparator = **sort.attrs().to_apply;
   if (comparator.parameter_count() != 2 * n) return {};
@@ -130,7 +137,12 @@ class SortSimplifierPass : public Pass {
       smaller_sort->mutable_attrs().to_apply = smaller;
       std::vector<Instruction*> users = sort->users();
       for (Instruction* gte : users) {
-        int64_t at = std::find(kept.begin(), kept.end(), *gte->attrs().index) - kept.begin();
+        auto it = std::find(kept.begin(), kept.end(), *gte->attrs().index);
+        if (it == kept.end()) {
+          rewriter.Remove(gte);  // dead, and its output is gone
+          continue;
+        }
+        int64_t at = it - kept.begin();
         if (kept.size() == 1) {
           rewriter.ReplaceWithExisting(gte, smaller_sort);
         } else {
