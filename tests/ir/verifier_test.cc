@@ -193,9 +193,24 @@ TEST(VerifierStructure, ParametersAreNumberedWithoutGaps) {
   e->set_root(TestModule::Param(e, "p", 1, 3));
   absl::Status status = VerifyModule(*t.module);
   EXPECT_EQ(status.message(),
-            "computation 'e' has no parameter(0) but has parameter(1); parameters must be "
-            "numbered 0..n-1");
-  EXPECT_EQ(Where(status), "2:1");
+            "'p': parameter number 1 leaves a gap: computation 'e' has no parameter(0); "
+            "parameters must be numbered 0..n-1");
+  EXPECT_EQ(Where(status), "3:3");
+}
+
+TEST(VerifierStructure, AGapIsReportedAtTheParameterPastIt) {
+  TestModule t;
+  Computation* e = t.AddComputation("e", 2);
+  t.module->set_entry(e);
+  Instruction* p = TestModule::Param(e, "p", 0, 3);
+  Instruction* q = TestModule::Param(e, "q", 2, 4);
+  TestModule::Param(e, "r", 3, 5);
+  e->set_root(TestModule::Add(e, "a", Opcode::kAdd, kF32, {p, q}, 6));
+  absl::Status status = VerifyModule(*t.module);
+  EXPECT_EQ(status.message(),
+            "'q': parameter number 2 leaves a gap: computation 'e' has no parameter(1); "
+            "parameters must be numbered 0..n-1");
+  EXPECT_EQ(Where(status), "4:3");
 }
 
 TEST(VerifierStructure, ParameterNumbersAreUnique) {
@@ -265,10 +280,33 @@ TEST(VerifierStructure, CallGraphHasNoCycle) {
   call->mutable_attrs().to_apply = f;
   e->set_root(call);
   absl::Status status = VerifyModule(*t.module);
-  EXPECT_EQ(status.message(),
-            "'again': calls computation 'f', which is already being called: the call graph has "
-            "a cycle");
+  EXPECT_EQ(status.message(), "'again': call cycle: f -> f");
   EXPECT_EQ(Where(status), "4:3");
+}
+
+// f -> g -> h -> g: the cycle is g and h, reported at the call closing it.
+TEST(VerifierStructure, CallCycleNamesEveryComputationOnIt) {
+  TestModule t;
+  auto calling = [&](const std::string& name, int line) {
+    Computation* c = t.AddComputation(name, line);
+    Instruction* x = TestModule::Param(c, "x", 0, line + 1);
+    c->set_root(TestModule::Add(c, "call_" + name, Opcode::kCall, kF32, {x}, line + 2));
+    return c;
+  };
+  Computation* f = calling("f", 2);
+  Computation* g = calling("g", 6);
+  Computation* h = calling("h", 10);
+  f->root()->mutable_attrs().to_apply = g;
+  g->root()->mutable_attrs().to_apply = h;
+  h->root()->mutable_attrs().to_apply = g;
+  Computation* e = calling("e", 14);
+  e->root()->mutable_attrs().to_apply = f;
+  t.module->set_entry(e);
+  absl::Status status = VerifyModule(*t.module);
+  EXPECT_EQ(status.message(), "'call_h': call cycle: g -> h -> g");
+  EXPECT_EQ(Where(status), "12:3");
+  // MakeComputationPostOrder, which knows no locations, names it the same way.
+  EXPECT_EQ(t.module->MakeComputationPostOrder().status().message(), "call cycle: g -> h -> g");
 }
 
 }  // namespace

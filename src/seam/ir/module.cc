@@ -1,10 +1,12 @@
 #include "seam/ir/module.h"
 
 #include <algorithm>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "seam/util/status_macros.h"
 #include "absl/strings/string_view.h"
 
@@ -62,9 +64,16 @@ absl::StatusOr<std::vector<Computation*>> Module::MakeComputationPostOrder()
         Computation* callee = frame.callees[frame.next++];
         Mark& mark = marks[callee];
         if (mark == Mark::kActive) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "computation '", callee->name(), "' calls itself through '",
-              frame.computation->name(), "'"));
+          // `callee` is on the stack: the cycle runs from there to here.
+          std::vector<std::string> cycle;
+          for (const Frame& f : stack) {
+            if (f.computation == callee || !cycle.empty()) {
+              cycle.push_back(f.computation->name());
+            }
+          }
+          cycle.push_back(callee->name());
+          return absl::InvalidArgumentError(
+              absl::StrCat("call cycle: ", absl::StrJoin(cycle, " -> ")));
         }
         if (mark == Mark::kNone) {
           mark = Mark::kActive;

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "seam/ir/shape_inference.h"
 #include "seam/util/error_location.h"
 #include "seam/util/status_macros.h"
@@ -36,8 +37,8 @@ absl::Status CheckCallees(const Module& module, const Instruction& i) {
 }
 
 // A depth-first walk of the call graph that reports the call closing a
-// cycle, so the error points at an instruction (MakeComputationPostOrder
-// finds cycles too, but knows no locations).
+// cycle, so the error points at an instruction and names the whole cycle
+// (MakeComputationPostOrder finds cycles too, but knows no locations).
 absl::Status CheckCallGraphAcyclic(const Module& module) {
   enum Mark { kNew, kActive, kDone };
   absl::flat_hash_map<const Computation*, Mark> marks;
@@ -68,8 +69,13 @@ absl::Status CheckCallGraphAcyclic(const Module& module) {
       const Computation* callee = callees[frame.callee++];
       Mark& mark = marks[callee];
       if (mark == kActive) {
-        return InstructionError(i, "calls computation '", callee->name(),
-                                "', which is already being called: the call graph has a cycle");
+        // `callee` is on the stack: the cycle runs from there to this call.
+        std::vector<std::string> cycle;
+        for (const Frame& f : stack) {
+          if (f.computation == callee || !cycle.empty()) cycle.push_back(f.computation->name());
+        }
+        cycle.push_back(callee->name());
+        return InstructionError(i, "call cycle: ", absl::StrJoin(cycle, " -> "));
       }
       if (mark == kNew) {
         mark = kActive;
@@ -93,11 +99,18 @@ absl::Status CheckParameterNumbers(const Computation& c) {
                               it->second->name(), "'");
     }
   }
-  for (int k = 0; k < c.parameter_count(); ++k) {
-    if (c.parameter(k) == nullptr) {
-      return ComputationError(c, "has no parameter(", k, ") but has parameter(",
-                              c.parameter_count() - 1, "); parameters must be numbered 0..n-1");
+  // A gap: reported at the first parameter numbered past it.
+  int missing = 0;
+  while (missing < c.parameter_count() && c.parameter(missing) != nullptr) ++missing;
+  for (int k = missing + 1; k < c.parameter_count(); ++k) {
+    if (const Instruction* p = c.parameter(k); p != nullptr) {
+      return InstructionError(*p, "parameter number ", k, " leaves a gap: computation '",
+                              c.name(), "' has no parameter(", missing,
+                              "); parameters must be numbered 0..n-1");
     }
+  }
+  if (missing < c.parameter_count()) {  // only nulls past the gap: a stale table
+    return ComputationError(c, "has no parameter(", missing, "); parameters must be numbered 0..n-1");
   }
   return absl::OkStatus();
 }
