@@ -23,6 +23,13 @@ bool IsPlainArrayOp(const Instruction& i) {
   return true;
 }
 
+bool SameTypedAttributes(const Attributes& a, const Attributes& b) {
+  Attributes x = a, y = b;
+  x.verbatim.clear();
+  y.verbatim.clear();
+  return x == y;
+}
+
 const Literal* KnownLiteral(const Instruction* i) {
   if (i->opcode() != Opcode::kConstant || i->literal() == nullptr) return nullptr;
   const Literal* literal = i->literal();

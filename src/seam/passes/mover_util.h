@@ -22,6 +22,11 @@ bool HasControlEdges(const Instruction& i);
 // result and static array operands.
 bool IsPlainArrayOp(const Instruction& i);
 
+// Whether two instructions' attributes agree in everything that has a
+// meaning (the typed ones): metadata, sharding and other verbatim text may
+// differ.
+bool SameTypedAttributes(const Attributes& a, const Attributes& b);
+
 // A constant whose values the text spelled out (not elided, not opaque).
 const Literal* KnownLiteral(const Instruction* i);
 

@@ -33,6 +33,19 @@ Instruction* LaidOut(HloBuilder& b, Instruction* value, const Shape& want) {
   return b.Add(Opcode::kCopy, want, {value});
 }
 
+// Whether output k of `sort` has operand k's shape (sort's shape is not
+// inferred by the verifier, so a malformed one could reach here).
+bool OutputsMatchOperands(const Instruction& sort) {
+  const Shape& shape = sort.shape();
+  int n = sort.operand_count();
+  if (!shape.IsTuple()) return n == 1 && shape.Compatible(sort.operand(0)->shape());
+  if (shape.tuple_shapes().size() != static_cast<size_t>(n)) return false;
+  for (int k = 0; k < n; ++k) {
+    if (!shape.tuple_shapes()[k].Compatible(sort.operand(k)->shape())) return false;
+  }
+  return true;
+}
+
 // A sort that permutes nothing: its results are its operands.
 void ReplaceByOperands(expand::Rewriter& rewriter, HloBuilder& b, Instruction* sort) {
   if (!sort->shape().IsTuple()) {
@@ -65,8 +78,8 @@ bool IsDead(const Instruction& i) {
 // The operands to keep: those whose output is read, and those the
 // comparator reads. Empty when the sort cannot shrink.
 std::vector<int64_t> OperandsToKeep(const Instruction& sort) {
-  if (!sort.shape().IsTuple() || sort.IsRoot() || sort.users().empty()) return {};
   int n = sort.operand_count();
+  if (!sort.shape().IsTuple() || sort.IsRoot() || sort.users().empty()) return {};
   std::vector<bool> keep(n, false);
   for (const Instruction* user : sort.users()) {
     if (user->opcode() != Opcode::kGetTupleElement) return {};
@@ -104,7 +117,7 @@ class SortSimplifierPass : public Pass {
       for (const Instruction* operand : sort->operands()) {
         all_static &= expand::IsStaticArray(operand->shape());
       }
-      if (!all_static) continue;
+      if (!all_static || !OutputsMatchOperands(*sort)) continue;
       HloBuilder b = rewriter.Builder(*sort->parent());
       int64_t length = SortedLength(*sort);
       if (length == 0 || length == 1) {
