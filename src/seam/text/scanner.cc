@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
@@ -113,11 +114,14 @@ absl::StatusOr<int64_t> Scanner::RawInteger(absl::string_view what) {
   size_t p = pos_;
   if (p < end_ && (text_[p] == '-' || text_[p] == '+')) ++p;
   size_t digits = p;
-  int64_t value = 0;
+  // Unsigned, so that accumulating more than 18 digits wraps instead of
+  // overflowing; those are re-read by from_chars below.
+  uint64_t magnitude = 0;
   while (p < end_ && std::isdigit(static_cast<unsigned char>(text_[p]))) {
-    value = value * 10 + (text_[p] - '0');  // exact up to 18 digits
+    magnitude = magnitude * 10 + static_cast<uint64_t>(text_[p] - '0');
     ++p;
   }
+  int64_t value = static_cast<int64_t>(magnitude);  // exact up to 18 digits
   if (p == digits) return Unexpected(what);
   if (p - digits > 18) {  // may overflow: let from_chars check the range
     const char* first = text_ + start + (text_[start] == '+' ? 1 : 0);
