@@ -64,12 +64,6 @@ bool Drops(const Instruction* op) {
   return false;
 }
 
-// A convert from `from` to `to` that saves bytes when it moves.
-bool IsWidening(DType from, DType to) {
-  int f = movers::ValueBits(from), t = movers::ValueBits(to);
-  return f > 0 && t > 0 && f < t;
-}
-
 bool IsMovableConvert(const Instruction* i) {
   return i->opcode() == Opcode::kConvert && !movers::HasControlEdges(*i) &&
          movers::IsStaticArray(i->shape()) && i->users().size() == 1;
@@ -130,7 +124,7 @@ class ConvertMover {
       const Instruction* operand = op->operand(k);
       if (!IsMovableConvert(operand)) continue;
       DType from = operand->operand(0)->shape().dtype();
-      if (!IsWidening(from, wide) || (narrow.has_value() && *narrow != from)) return false;
+      if (!movers::IsWidening(from, wide) || (narrow.has_value() && *narrow != from)) return false;
       narrow = from;
     }
     if (!narrow.has_value()) return false;
@@ -169,7 +163,7 @@ class ConvertMover {
     Instruction* op = convert->operand(0);
     DType narrow = convert->shape().dtype();
     if (!IsDataMovement(op) || op->users().size() != 1 || op->IsRoot() ||
-        !IsWidening(narrow, op->shape().dtype()) || Drops(op)) {
+        !movers::IsWidening(narrow, op->shape().dtype()) || Drops(op)) {
       return {};
     }
     HloBuilder& b = editor_.b();

@@ -68,6 +68,11 @@ int ValueBits(DType t) {
   }
 }
 
+bool IsWidening(DType from, DType to) {
+  int f = ValueBits(from), t = ValueBits(to);
+  return f > 0 && t > 0 && f < t;
+}
+
 bool ConvertsExactly(DType from, DType to) {
   if (from == to) return ValueBits(from) > 0;
   DTypeKind f = DTypeKindOf(from), t = DTypeKindOf(to);

@@ -41,6 +41,10 @@ bool ConvertsExactly(DType from, DType to);
 // Bits of a type whose values the passes may compute with (not opaque or
 // token), else 0.
 int ValueBits(DType t);
+// Whether a convert from `from` to `to` makes each value wider (both types
+// computable): convert-mover sinks these below data movement, so other
+// passes must not move data movement below them.
+bool IsWidening(DType from, DType to);
 
 // Whether two shapes have the same layout, a missing one being row-major.
 bool SameLayout(const Shape& a, const Shape& b);

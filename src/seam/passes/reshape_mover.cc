@@ -15,7 +15,8 @@
 // Only moved when no work is duplicated: every rearrangement it takes from
 // an operand must die, i.e. all its users are moved too (XLA's candidate
 // fixpoint). Not moved: map (its `dimensions` name the rank), bitcast-convert
-// that changes the element width (it changes the rank), ops with control
+// that changes the element width (it changes the rank), widening converts
+// (convert-mover sinks those below data movement), ops with control
 // edges or dynamic dimensions, and elided or large constants (their values
 // are unknown or too big to copy).
 #include <functional>
@@ -71,7 +72,10 @@ bool IsMovableOp(const Instruction* i) {
       DTypeBits(i->shape().dtype()) != DTypeBits(i->operand(0)->shape().dtype())) {
     return false;
   }
-  return true;
+  // convert-mover sinks widening converts below data movement; moving the
+  // data movement back down would undo it, pass after pass.
+  return i->opcode() != Opcode::kConvert ||
+         !movers::IsWidening(i->operand(0)->shape().dtype(), i->shape().dtype());
 }
 
 // A rank-0 operand of an op with a larger rank (clamp's bounds, select's
