@@ -3,6 +3,11 @@
 // emits a fresh `region_N` reducer per reduce, so a model holds hundreds of
 // copies of `add`; one copy makes reducers comparable by pointer, which cse
 // and the fusion planner rely on. dce then drops the unused copies.
+//
+// Only computations applied to values (reducers, comparators, scatter and
+// map functions) are shared; what call, while and conditional run keeps one
+// call site each, which flatten-call-graph gives it and the loop passes need
+// to rewrite a body for one loop alone.
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "seam/passes/pass.h"
@@ -46,6 +51,10 @@ bool SameStructure(const Computation& a, const Computation& b) {
   return true;
 }
 
+bool RunsComputationsInSequence(Opcode opcode) {
+  return opcode == Opcode::kCall || opcode == Opcode::kWhile || opcode == Opcode::kConditional;
+}
+
 // A cheap fingerprint: the opcode sequence of the post order and the shapes.
 size_t Fingerprint(const Computation& c) {
   size_t h = absl::HashOf(c.instruction_count(), c.parameter_count());
@@ -68,6 +77,7 @@ class ComputationDeduplicatorPass : public Pass {
     bool changed = false;
     for (Computation* c : *order) {
       for (const auto& i : c->instructions()) {
+        if (RunsComputationsInSequence(i->opcode())) continue;
         Attributes before = i->attrs();
         i->mutable_attrs().MapCalledComputations([&](Computation* callee) {
           auto it = canonical.find(callee);
