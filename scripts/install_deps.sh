@@ -2,7 +2,8 @@
 # Installs the Debian packages Seam builds with, when any is missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config libabsl-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev)
+packages=(cmake ninja-build g++ pkg-config libabsl-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev
+          nlohmann-json3-dev)
 
 missing=()
 for p in "${packages[@]}"; do

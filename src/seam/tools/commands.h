@@ -14,5 +14,7 @@ std::function<int()> AddOptCommand(CLI::App& app);
 std::function<int()> AddRunCommand(CLI::App& app);
 // Adds `seam passes`.
 std::function<int()> AddPassesCommand(CLI::App& app);
+// Adds `seam plan`.
+std::function<int()> AddPlanCommand(CLI::App& app);
 
 }  // namespace seam

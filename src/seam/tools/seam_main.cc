@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add(seam::AddOptCommand);
   add(seam::AddRunCommand);
   add(seam::AddPassesCommand);
+  add(seam::AddPlanCommand);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,169 @@
+#include "seam/fusion/cost_model.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "seam/fusion/op_class.h"
+
+namespace seam::fusion {
+namespace {
+
+// Libraries (BLAS, cuBLAS) run dense arithmetic this many times faster than
+// the simple-op rate: vector units or tensor cores kept busy.
+constexpr double kLibraryFlopsFactor = 8;
+
+int64_t Elements(const Shape& shape) {
+  return shape.IsArray() ? shape.ElementCount().value_or(0) : 0;
+}
+
+double Utilization(const ThreadMapping& m, const DeviceSpec& device) {
+  double blocks = static_cast<double>(m.blocks * m.tasks_per_block);
+  double units = static_cast<double>(device.units);
+  double u = std::min(1.0, blocks / units);
+  if (device.is_gpu()) {
+    // Memory-bound code needs about half the SM's threads in flight.
+    double threads = blocks * static_cast<double>(m.threads_per_block);
+    u *= std::min(1.0, threads / (units * static_cast<double>(device.max_threads_per_unit) / 2));
+  }
+  return std::max(u, 1.0 / units);
+}
+
+double MemberFlops(const Instruction& m, const DeviceSpec& device) {
+  OpClass c = ClassifyOp(m);
+  if (c == OpClass::kLightElementwise) return static_cast<double>(Elements(m.shape()));
+  if (c == OpClass::kExpensiveElementwise) {
+    return static_cast<double>(Elements(m.shape())) * device.transcendental_cost;
+  }
+  if (IsReduction(c)) return static_cast<double>(Elements(m.operand(0)->shape()));
+  return 0;
+}
+
+// Whether a group's tile of `input` stays on chip for later stages of the
+// same block: AStitch's hierarchical reuse.
+bool TileStaysOnChip(const Instruction* input, const ThreadMapping& m, const DeviceSpec& device) {
+  int64_t tiles = std::max<int64_t>(1, m.blocks * m.tasks_per_block);
+  return ValueBytes(input->shape()) / tiles <= device.onchip_bytes_per_block / 2;
+}
+
+}  // namespace
+
+int64_t ValueBytes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& element : shape.tuple_shapes()) total += ValueBytes(element);
+    return total;
+  }
+  if (!shape.IsArray()) return 0;
+  return Elements(shape) * std::max(1, DTypeByteSize(shape.dtype()));
+}
+
+Cost& Cost::operator+=(const Cost& other) {
+  dram_read_bytes += other.dram_read_bytes;
+  dram_write_bytes += other.dram_write_bytes;
+  scratch_bytes += other.scratch_bytes;
+  flops += other.flops;
+  launches += other.launches;
+  grid_barriers += other.grid_barriers;
+  onchip_bytes = std::max(onchip_bytes, other.onchip_bytes);
+  time_us += other.time_us;
+  return *this;
+}
+
+double EstimateTimeUs(const Cost& cost, const DeviceSpec& device) {
+  double memory_ns = cost.dram_bytes() / device.dram_gbps + cost.scratch_bytes / device.cache_gbps;
+  double compute_ns = cost.flops / device.flops_per_ns;
+  double busy_us = std::max(memory_ns, compute_ns) / 1000 / std::max(cost.parallelism, 1e-6);
+  return busy_us + static_cast<double>(cost.launches) * device.launch_us +
+         static_cast<double>(cost.grid_barriers) * device.grid_barrier_us;
+}
+
+Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device) {
+  Cost cost;
+  cost.grid_barriers = kernel.grid_barriers;
+  cost.onchip_bytes = kernel.onchip_bytes;
+  if (kernel.alias_only) return cost;
+  cost.launches = 1;
+  for (const Instruction* o : kernel.outputs) cost.dram_write_bytes += ValueBytes(o->shape());
+
+  // Inputs: read once by the first group that needs them; a later group
+  // with another mapping, or whose tile did not stay on chip, reads again.
+  absl::flat_hash_set<const Instruction*> inputs(kernel.inputs.begin(), kernel.inputs.end());
+  absl::flat_hash_map<const Instruction*, const ThreadMapping*> first_reader;
+  double work = 0, weighted_utilization = 0;
+  for (const Group& g : kernel.groups) {
+    absl::flat_hash_set<const Instruction*> read;
+    double group_work = 0;
+    for (const Instruction* m : g.members) {
+      cost.flops += MemberFlops(*m, device);
+      group_work += static_cast<double>(Elements(m->shape()));
+      for (const Instruction* o : m->operands()) {
+        if (inputs.contains(o)) read.insert(o);
+      }
+    }
+    for (const Instruction* input : read) {
+      double bytes = static_cast<double>(ValueBytes(input->shape()));
+      auto [it, first] = first_reader.try_emplace(input, &g.mapping);
+      if (first) {
+        cost.dram_read_bytes += bytes;
+      } else if (it->second->kind != g.mapping.kind || it->second->rows != g.mapping.rows ||
+                 !TileStaysOnChip(input, g.mapping, device)) {
+        (bytes <= static_cast<double>(device.last_level_cache_bytes) ? cost.scratch_bytes
+                                                                     : cost.dram_read_bytes) += bytes;
+      }
+    }
+    work += group_work;
+    weighted_utilization += group_work * Utilization(g.mapping, device);
+    if (g.mapping.reduces && g.mapping.blocks_per_row > 1) {  // partial results, written and read back
+      cost.scratch_bytes += 2.0 * 4 * static_cast<double>(g.mapping.rows * g.mapping.blocks_per_row);
+    }
+  }
+  cost.parallelism = work > 0 ? weighted_utilization / work : 1;
+
+  // Global-scheme values go through global memory once each way.
+  absl::flat_hash_set<const Instruction*> global_values;
+  for (const Edge& e : kernel.edges) {
+    if (e.scheme == Scheme::kGlobal) global_values.insert(e.producer);
+  }
+  for (const Instruction* v : global_values) cost.scratch_bytes += 2.0 * ValueBytes(v->shape());
+  if (cost.scratch_bytes > static_cast<double>(device.last_level_cache_bytes)) {
+    cost.dram_read_bytes += cost.scratch_bytes / 2;
+    cost.dram_write_bytes += cost.scratch_bytes / 2;
+    cost.scratch_bytes = 0;
+  }
+  cost.time_us = EstimateTimeUs(cost, device);
+  return cost;
+}
+
+Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
+  Cost cost;
+  cost.launches = 1;
+  for (const Instruction* operand : op.operands()) {
+    cost.dram_read_bytes += static_cast<double>(ValueBytes(operand->shape()));
+  }
+  cost.dram_write_bytes = static_cast<double>(ValueBytes(op.shape()));
+  double out = static_cast<double>(Elements(op.shape()));
+  if (op.opcode() == Opcode::kDot) {
+    double contracted = 1;
+    const Shape& lhs = op.operand(0)->shape();
+    for (int64_t d : op.attrs().lhs_contracting_dims.value_or(IntList{})) {
+      contracted *= static_cast<double>(lhs.dim(static_cast<int>(d)));
+    }
+    cost.flops = 2 * out * contracted / kLibraryFlopsFactor;
+  } else if (op.opcode() == Opcode::kConvolution) {
+    // Each output element sums the kernel's window over its input features.
+    double kernel_elements = static_cast<double>(Elements(op.operand(1)->shape()));
+    double output_features = 1;
+    if (op.attrs().dim_labels.has_value()) {
+      const Shape& k = op.operand(1)->shape();
+      output_features = static_cast<double>(k.dim(static_cast<int>(op.attrs().dim_labels->kernel_output_feature)));
+    }
+    cost.flops = 2 * out * kernel_elements / std::max(1.0, output_features) / kLibraryFlopsFactor;
+  } else {
+    cost.flops = out;
+  }
+  cost.time_us = EstimateTimeUs(cost, device);
+  return cost;
+}
+
+}  // namespace seam::fusion

@@ -1,0 +1,29 @@
+// The cost model: per kernel, DRAM bytes read and written (counting inputs
+// re-read by later stages unless their tile stays on chip), scratch traffic
+// of global-scheme values, arithmetic with transcendentals weighted, launch
+// and grid-barrier overheads, and the fraction of the device kept busy; time
+// is the slower of memory and arithmetic, divided by that fraction, plus
+// overheads. The constants live in DeviceSpec so measurements can calibrate
+// them.
+#pragma once
+
+#include "seam/fusion/device_spec.h"
+#include "seam/fusion/fusion_plan.h"
+
+namespace seam::fusion {
+
+// Bytes of an array value (0 for tokens; tuples sum their elements).
+int64_t ValueBytes(const Shape& shape);
+
+// The cost of `kernel`, whose groups, edges and mappings are known.
+Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device);
+
+// An op run on its own: a library call (dot, convolution: arithmetic from
+// its shapes) or a memory-intensive op Seam does not stitch.
+Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device);
+
+// Seconds-free arithmetic: the time of a kernel moving `bytes` and doing
+// `flops` with `parallelism`, launches and barriers included.
+double EstimateTimeUs(const Cost& cost, const DeviceSpec& device);
+
+}  // namespace seam::fusion

@@ -1,0 +1,100 @@
+#include "seam/fusion/device_spec.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace seam::fusion {
+namespace {
+
+// Per-block limits shared by NVIDIA's data-center GPUs since Volta.
+DeviceSpec NvidiaDefaults() {
+  DeviceSpec d;
+  d.kind = DeviceKind::kGpu;
+  d.max_blocks_per_unit = 2;  // 1024-thread blocks, 2048 threads per SM
+  d.max_threads_per_block = 1024;
+  d.max_threads_per_unit = 2048;
+  d.registers_per_unit = 65536;
+  d.vector_bytes = 16;
+  d.transcendental_cost = 8;
+  d.block_barrier_us = 0.02;
+  return d;
+}
+
+int64_t SysconfOr(int name, int64_t fallback) {
+  long value = sysconf(name);
+  return value > 0 ? value : fallback;
+}
+
+}  // namespace
+
+DeviceSpec H100Spec() {
+  DeviceSpec d = NvidiaDefaults();
+  d.name = "h100";
+  d.units = 132;  // SXM5
+  d.onchip_bytes_per_block = 227 * 1024;
+  d.onchip_bytes_per_unit = 228 * 1024;
+  d.last_level_cache_bytes = int64_t{50} << 20;
+  d.dram_gbps = 3350;
+  d.cache_gbps = 10000;
+  d.flops_per_ns = 132 * 128 * 1.75;  // fp32 lanes x GHz
+  d.launch_us = 3.0;
+  d.grid_barrier_us = 1.5;
+  return d;
+}
+
+DeviceSpec A100Spec() {
+  DeviceSpec d = NvidiaDefaults();
+  d.name = "a100";
+  d.units = 108;
+  d.onchip_bytes_per_block = 163 * 1024;
+  d.onchip_bytes_per_unit = 164 * 1024;
+  d.last_level_cache_bytes = int64_t{40} << 20;
+  d.dram_gbps = 2039;
+  d.cache_gbps = 5000;
+  d.flops_per_ns = 108 * 64 * 1.41;
+  d.launch_us = 4.0;
+  d.grid_barrier_us = 2.0;
+  return d;
+}
+
+DeviceSpec HostCpuSpec() {
+  DeviceSpec d;
+  d.name = "cpu";
+  d.kind = DeviceKind::kCpu;
+  d.units = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  d.max_blocks_per_unit = 1;
+  d.max_threads_per_block = 1;
+  d.max_threads_per_unit = 1;
+  int64_t l2 = SysconfOr(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+  // A tile buffer may take half of L2: the other half keeps the tile's
+  // inputs for the stages that re-read them.
+  d.onchip_bytes_per_block = l2 / 2;
+  d.onchip_bytes_per_unit = l2;
+  d.last_level_cache_bytes = SysconfOr(_SC_LEVEL3_CACHE_SIZE, l2 * d.units);
+  d.vector_bytes = 32;  // AVX2
+  const char* configured = std::getenv("SEAM_CPU_BANDWIDTH_GBPS");
+  d.dram_gbps = configured != nullptr ? std::max(1.0, std::atof(configured)) : 20.0;
+  d.cache_gbps = d.dram_gbps * 4;
+  d.flops_per_ns = static_cast<double>(d.units) * 8 * 2.5;  // 8 fp32 lanes x GHz
+  d.transcendental_cost = 16;
+  d.launch_us = 2.0;  // fork and join of an OpenMP region
+  d.block_barrier_us = 0;
+  d.grid_barrier_us = 0.5;
+  return d;
+}
+
+absl::StatusOr<DeviceSpec> DeviceSpecByName(absl::string_view name) {
+  if (name == "cpu") return HostCpuSpec();
+  if (name == "h100") return H100Spec();
+  if (name == "a100") return A100Spec();
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown device '", name, "': expected cpu, h100 or a100"));
+}
+
+}  // namespace seam::fusion

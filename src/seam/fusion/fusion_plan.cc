@@ -1,0 +1,58 @@
+#include "seam/fusion/fusion_plan.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace seam::fusion {
+
+absl::string_view StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kNone: return "none";
+    case Strategy::kXla: return "xla";
+    case Strategy::kStitch: return "stitch";
+  }
+  return "?";
+}
+
+absl::string_view SchemeName(Scheme s) {
+  switch (s) {
+    case Scheme::kLocal: return "local";
+    case Scheme::kRegional: return "regional";
+    case Scheme::kGlobal: return "global";
+  }
+  return "?";
+}
+
+const Instruction* Kernel::Dominant() const {
+  if (!groups.empty()) return groups.back().dominant;
+  return instructions.empty() ? nullptr : instructions.back();
+}
+
+std::string Kernel::Name() const {
+  const Instruction* d = Dominant();
+  return absl::StrCat("kernel.", id, d != nullptr ? absl::StrCat(".", d->name()) : "");
+}
+
+PlanTotals FusionPlan::Totals() const {
+  PlanTotals t;
+  for (const ComputationPlan& c : computations) {
+    for (const Kernel& k : c.kernels) {
+      if (k.alias_only) {
+        ++t.aliases;
+        continue;
+      }
+      ++t.kernels;
+      t.cost += k.cost;
+    }
+    for (const StandaloneOp& s : c.standalone) {
+      ++t.standalone_kernels;
+      t.cost += s.cost;
+    }
+    for (const StandaloneOp& l : c.library_calls) {
+      ++t.library_calls;
+      t.library_cost += l.cost;
+    }
+  }
+  return t;
+}
+
+}  // namespace seam::fusion

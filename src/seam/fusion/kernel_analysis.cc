@@ -1,0 +1,561 @@
+#include "seam/fusion/kernel_analysis.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "seam/fusion/cost_model.h"
+#include "seam/fusion/op_class.h"
+#include "seam/fusion/row_space.h"
+#include "seam/fusion/thread_mapping.h"
+
+namespace seam::fusion {
+namespace {
+
+constexpr int kMixedSplit = -1;
+
+int64_t Elements(const Shape& shape) {
+  return shape.IsArray() ? shape.ElementCount().value_or(0) : 0;
+}
+
+int64_t ElementBytes(const Shape& shape) {
+  return shape.IsArray() ? std::max<int64_t>(1, DTypeByteSize(shape.dtype())) : 4;
+}
+
+// The iteration space of a group, before its mapping is chosen.
+struct Space {
+  MappingKind kind = MappingKind::kRow;
+  int64_t rows = 1;
+  int64_t row_length = 1;
+  bool reduces = false;
+  bool fixed = false;  // reductions fix their rows; elementwise groups choose
+};
+
+// The working state of one analysis: the kernel's members and, as groups
+// form, merge and get mappings, which group holds what.
+class Analysis {
+ public:
+  Analysis(Kernel& kernel, const DeviceSpec& device) : kernel_(kernel), device_(device) {
+    for (size_t k = 0; k < kernel.instructions.size(); ++k) {
+      position_[kernel.instructions[k]] = static_cast<int>(k);
+    }
+    for (const Instruction* o : kernel.outputs) outputs_.insert(o);
+  }
+
+  void Run() {
+    CollectInputs();
+    kernel_.alias_only = std::all_of(
+        kernel_.instructions.begin(), kernel_.instructions.end(), [](const Instruction* i) {
+          return i->opcode() == Opcode::kReshape || i->opcode() == Opcode::kBitcast;
+        });
+    FormGroups();
+    MergeSiblings();
+    ChooseMappings();
+    ClassifyEdges();
+    DemoteOverflowingRegionals();
+    CountBarriers();
+    kernel_.cost = EstimateKernelCost(kernel_, device_);
+  }
+
+ private:
+  bool Contains(const Instruction* i) const { return position_.contains(i); }
+  int Position(const Instruction* i) const { return position_.at(i); }
+
+  void CollectInputs() {
+    absl::flat_hash_set<const Instruction*> seen;
+    for (const Instruction* i : kernel_.instructions) {
+      for (const Instruction* operand : i->operands()) {
+        if (Contains(operand) || !seen.insert(operand).second) continue;
+        // Scalar constants become literals in the generated code.
+        if (operand->opcode() == Opcode::kConstant && Elements(operand->shape()) <= 1) continue;
+        kernel_.inputs.push_back(operand);
+      }
+    }
+  }
+
+  // --- Dominants and groups -------------------------------------------
+
+  bool FeedsReusingConsumer(const Instruction* i) const {
+    for (const Instruction* user : i->users()) {
+      if (!Contains(user)) continue;
+      for (int k = 0; k < user->operand_count(); ++k) {
+        if (user->operand(k) == i && ReusesOperandElements(*user, k)) return true;
+      }
+    }
+    return false;
+  }
+
+  bool HasUserInside(const Instruction* i) const {
+    return std::any_of(i->users().begin(), i->users().end(),
+                       [&](const Instruction* u) { return Contains(u); });
+  }
+
+  std::string WhyDominant(const Instruction* i) const {
+    OpClass c = ClassifyOp(*i);
+    if (IsReduction(c)) return std::string(OpClassName(c));
+    if (outputs_.contains(i)) return "output";
+    if (!HasUserInside(i)) return "result unused inside";
+    if (FeedsReusingConsumer(i)) return "expensive, elements reused";
+    return "expensive, read by several groups";
+  }
+
+  void FormGroups() {
+    for (const Instruction* i : kernel_.instructions) {
+      OpClass c = ClassifyOp(*i);
+      if (IsReduction(c) || outputs_.contains(i) || !HasUserInside(i) ||
+          (c == OpClass::kExpensiveElementwise && FeedsReusingConsumer(i))) {
+        dominant_.insert(i);
+      }
+    }
+    // An expensive op that several groups would recompute is computed once
+    // instead: promote it and regroup until nothing changes.
+    while (true) {
+      BuildGroupsFromDominants();
+      bool promoted = false;
+      for (const auto& [i, groups] : groups_of_) {
+        if (groups.size() > 1 && !dominant_.contains(i) &&
+            ClassifyOp(*i) == OpClass::kExpensiveElementwise) {
+          dominant_.insert(i);
+          promoted = true;
+        }
+      }
+      if (!promoted) break;
+    }
+  }
+
+  void BuildGroupsFromDominants() {
+    kernel_.groups.clear();
+    groups_of_.clear();
+    for (const Instruction* d : kernel_.instructions) {
+      if (!dominant_.contains(d)) continue;
+      Group g;
+      g.id = static_cast<int>(kernel_.groups.size());
+      g.dominant = d;
+      g.why = WhyDominant(d);
+      absl::flat_hash_set<const Instruction*> in_group{d};
+      std::vector<const Instruction*> stack{d};
+      while (!stack.empty()) {
+        const Instruction* x = stack.back();
+        stack.pop_back();
+        for (const Instruction* o : x->operands()) {
+          if (!Contains(o) || dominant_.contains(o) || !in_group.insert(o).second) continue;
+          stack.push_back(o);
+        }
+      }
+      g.members.assign(in_group.begin(), in_group.end());
+      SortByPosition(g.members);
+      for (const Instruction* m : g.members) groups_of_[m].push_back(g.id);
+      kernel_.groups.push_back(std::move(g));
+    }
+  }
+
+  void SortByPosition(std::vector<const Instruction*>& list) const {
+    std::sort(list.begin(), list.end(), [&](const Instruction* a, const Instruction* b) {
+      return Position(a) < Position(b);
+    });
+  }
+
+  // --- Sibling merging --------------------------------------------------
+
+  Space SpaceOf(const Instruction* d) const {
+    Space s;
+    OpClass c = ClassifyOp(*d);
+    if (c == OpClass::kRowReduction || c == OpClass::kFullReduction) {
+      ReductionShape r = GetReductionShape(*d);
+      s.rows = r.rows;
+      s.row_length = r.row_length;
+      s.reduces = s.fixed = true;
+    } else if (c == OpClass::kColumnReduction) {
+      ReductionShape r = GetReductionShape(*d);
+      s.kind = MappingKind::kColumn;
+      s.rows = r.row_length;
+      s.row_length = r.rows;
+      s.reduces = s.fixed = true;
+    } else {
+      const Shape& shape = d->shape();
+      s.row_length = shape.IsArray() && shape.rank() > 0 ? shape.dim(shape.rank() - 1) : 1;
+      s.rows = s.row_length > 0 ? Elements(shape) / s.row_length : 0;
+    }
+    return s;
+  }
+
+  // Whether the elementwise value `d` can be computed in the loop of a
+  // group iterating `space`, element for element.
+  static bool FitsSpace(const Instruction* d, const Space& space) {
+    if (space.kind != MappingKind::kRow) return false;
+    if (Elements(d->shape()) != space.rows * space.row_length) return false;
+    return SplitFor(d->shape(), space.rows).has_value();
+  }
+
+  // Whether groups a and b iterate the same space, so one loop computes both.
+  bool SameSpace(const Group& a, const Group& b) const {
+    Space sa = SpaceOf(a.dominant), sb = SpaceOf(b.dominant);
+    if (sa.fixed && sb.fixed) {
+      return sa.kind == sb.kind && sa.rows == sb.rows && sa.row_length == sb.row_length &&
+             SameInputShape(a.dominant, b.dominant);
+    }
+    if (sa.fixed) return FitsSpace(b.dominant, sa);
+    if (sb.fixed) return FitsSpace(a.dominant, sb);
+    return a.dominant->shape().dims() == b.dominant->shape().dims();
+  }
+
+  static bool SameInputShape(const Instruction* a, const Instruction* b) {
+    return a->operand(0)->shape().dims() == b->operand(0)->shape().dims();
+  }
+
+  static std::vector<const Instruction*> Dominants(const Group& g) {
+    std::vector<const Instruction*> all{g.dominant};
+    all.insert(all.end(), g.sub_dominants.begin(), g.sub_dominants.end());
+    return all;
+  }
+
+  // Whether b's loop can compute what it reads of a's dominants in the same
+  // iteration: a reduction's result exists only after its loop, so b must
+  // not read it at all; an elementwise dominant may be read, and what b
+  // derives from it, only element for element at one shape.
+  bool ReadsOnlyLocally(const Group& a, const Group& b) const {
+    absl::flat_hash_set<const Instruction*> b_members(b.members.begin(), b.members.end());
+    absl::flat_hash_set<const Instruction*> derived;  // a's dominants and b's members reading them
+    for (const Instruction* d : Dominants(a)) derived.insert(d);
+    for (const Instruction* m : b.members) {  // post order: operands first
+      bool reads = false;
+      for (int k = 0; k < m->operand_count(); ++k) {
+        const Instruction* o = m->operand(k);
+        if (!derived.contains(o)) continue;
+        reads = true;
+        if (IsReduction(ClassifyOp(*o))) return false;
+        bool one_to_one = (IsElementwise(m->opcode()) && !ReusesOperandElements(*m, k) &&
+                           m->shape().dims() == o->shape().dims()) ||
+                          (IsReduction(ClassifyOp(*m)) && k < m->operand_count() / 2);
+        if (!one_to_one) return false;
+      }
+      if (reads && b_members.contains(m)) derived.insert(m);
+    }
+    return true;
+  }
+
+  // Group-level reachability: whether `to` depends on `from` through a
+  // third group.
+  bool DependsThroughOthers(int from, int to) const {
+    std::vector<char> seen(kernel_.groups.size(), 0);
+    std::vector<int> stack;
+    for (int next : Successors(from)) {
+      if (next != to && !seen[next]) {
+        seen[next] = 1;
+        stack.push_back(next);
+      }
+    }
+    while (!stack.empty()) {
+      int g = stack.back();
+      stack.pop_back();
+      for (int next : Successors(g)) {
+        if (next == to) return true;
+        if (!seen[next]) {
+          seen[next] = 1;
+          stack.push_back(next);
+        }
+      }
+    }
+    return false;
+  }
+
+  std::vector<int> Successors(int g) const {
+    std::vector<int> out;
+    for (const Instruction* d : Dominants(kernel_.groups[g])) {
+      for (const Instruction* user : d->users()) {
+        auto it = groups_of_.find(user);
+        if (it == groups_of_.end()) continue;
+        for (int h : it->second) {
+          if (h != g && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
+        }
+      }
+    }
+    return out;
+  }
+
+  void MergeSiblings() {
+    bool merged = true;
+    while (merged) {
+      merged = false;
+      for (size_t a = 0; a < kernel_.groups.size() && !merged; ++a) {
+        for (size_t b = a + 1; b < kernel_.groups.size() && !merged; ++b) {
+          Group& ga = kernel_.groups[a];
+          Group& gb = kernel_.groups[b];
+          if (!SameSpace(ga, gb) || !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) ||
+              DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
+              DependsThroughOthers(static_cast<int>(b), static_cast<int>(a))) {
+            continue;
+          }
+          MergeGroups(static_cast<int>(a), static_cast<int>(b));
+          merged = true;
+        }
+      }
+    }
+  }
+
+  // b joins a; the reduction, if either has one, stays dominant.
+  void MergeGroups(int a, int b) {
+    Group& ga = kernel_.groups[a];
+    Group gb = std::move(kernel_.groups[b]);
+    bool b_leads = !SpaceOf(ga.dominant).fixed && SpaceOf(gb.dominant).fixed;
+    if (b_leads) {
+      std::swap(ga.dominant, gb.dominant);
+      std::swap(ga.why, gb.why);
+    }
+    ga.sub_dominants.push_back(gb.dominant);
+    ga.sub_dominants.insert(ga.sub_dominants.end(), gb.sub_dominants.begin(),
+                            gb.sub_dominants.end());
+    for (const Instruction* m : gb.members) {
+      if (std::find(ga.members.begin(), ga.members.end(), m) == ga.members.end()) {
+        ga.members.push_back(m);
+      }
+    }
+    SortByPosition(ga.members);
+    SortByPosition(ga.sub_dominants);
+    kernel_.groups.erase(kernel_.groups.begin() + b);
+    Renumber();
+  }
+
+  void Renumber() {
+    groups_of_.clear();
+    for (size_t g = 0; g < kernel_.groups.size(); ++g) {
+      kernel_.groups[g].id = static_cast<int>(g);
+      for (const Instruction* m : kernel_.groups[g].members) {
+        groups_of_[m].push_back(static_cast<int>(g));
+      }
+    }
+  }
+
+  // --- Mappings and row splits -----------------------------------------
+
+  // Splits of every member of group g under `rows` rows, from its dominants
+  // towards its inputs; kMixedSplit where some reader needs other rows.
+  absl::flat_hash_map<const Instruction*, int> PropagateSplits(const Group& g,
+                                                                int64_t rows) const {
+    absl::flat_hash_map<const Instruction*, int> split;
+    for (const Instruction* d : Dominants(g)) {
+      std::optional<int> k = SplitFor(d->shape(), rows);
+      split[d] = k.has_value() ? *k : kMixedSplit;
+    }
+    absl::flat_hash_set<const Instruction*> in_group(g.members.begin(), g.members.end());
+    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
+      const Instruction* m = *it;
+      auto found = split.find(m);
+      int s = found == split.end() ? kMixedSplit : found->second;
+      for (int k = 0; k < m->operand_count(); ++k) {
+        const Instruction* o = m->operand(k);
+        if (!in_group.contains(o) || dominant_.contains(o)) continue;
+        int want = kMixedSplit;
+        if (s != kMixedSplit) {
+          OperandRows r = OperandRowsOf(*m, s, k);
+          if (r.kind == OperandRows::kSameRows) want = r.split;
+        }
+        auto [slot, inserted] = split.try_emplace(o, want);
+        if (!inserted && slot->second != want) slot->second = kMixedSplit;
+      }
+    }
+    return split;
+  }
+
+  // The producer groups whose dominants group g reads row for row when it
+  // iterates `rows` rows.
+  int RegionalReads(const Group& g, int64_t rows) const {
+    absl::flat_hash_map<const Instruction*, int> split = PropagateSplits(g, rows);
+    int count = 0;
+    ForEachCrossRead(g, [&](const Instruction* consumer, int k, const Instruction* producer) {
+      auto it = split.find(consumer);
+      if (it == split.end() || it->second == kMixedSplit) return;
+      OperandRows r = OperandRowsOf(*consumer, it->second, k);
+      if (r.kind != OperandRows::kSameRows) return;
+      const Group& p = kernel_.groups[GroupOfDominant(producer)];
+      if (p.mapping.kind == MappingKind::kRow && p.mapping.rows == rows) ++count;
+    });
+    return count;
+  }
+
+  template <typename Fn>
+  void ForEachCrossRead(const Group& g, Fn fn) const {
+    std::vector<const Instruction*> dominants = Dominants(g);
+    absl::flat_hash_set<const Instruction*> own(dominants.begin(), dominants.end());
+    for (const Instruction* m : g.members) {
+      for (int k = 0; k < m->operand_count(); ++k) {
+        const Instruction* o = m->operand(k);
+        if (dominant_.contains(o) && !own.contains(o) && Contains(o)) fn(m, k, o);
+      }
+    }
+  }
+
+  int GroupOfDominant(const Instruction* d) const { return groups_of_.at(d).front(); }
+
+  void ChooseMappings() {
+    for (Group& g : kernel_.groups) {
+      Space s = SpaceOf(g.dominant);
+      if (!s.fixed) {
+        // Locality first: iterate the rows of a producer when that makes
+        // its values regional (AStitch's proactive check).
+        int best = RegionalReads(g, s.rows);
+        ForEachCrossRead(g, [&](const Instruction*, int, const Instruction* producer) {
+          const ThreadMapping& p = kernel_.groups[GroupOfDominant(producer)].mapping;
+          if (p.kind != MappingKind::kRow || p.rows == s.rows) return;
+          if (!SplitFor(g.dominant->shape(), p.rows).has_value()) return;
+          int reads = RegionalReads(g, p.rows);
+          if (reads > best) {
+            best = reads;
+            s.row_length = Elements(g.dominant->shape()) / std::max<int64_t>(1, p.rows);
+            s.rows = p.rows;
+          }
+        });
+      }
+      MappingRequest request{s.kind, s.rows, s.row_length,
+                             ElementBytes(s.reduces ? g.dominant->operand(0)->shape()
+                                                    : g.dominant->shape()),
+                             s.reduces};
+      g.mapping = ChooseMapping(request, device_);
+    }
+  }
+
+  // --- Edges and schemes -------------------------------------------------
+
+  void ClassifyEdges() {
+    std::vector<absl::flat_hash_map<const Instruction*, int>> splits;
+    for (const Group& g : kernel_.groups) {
+      splits.push_back(g.mapping.kind == MappingKind::kRow ? PropagateSplits(g, g.mapping.rows)
+                                                           : absl::flat_hash_map<const Instruction*, int>{});
+    }
+    for (const Instruction* c : kernel_.instructions) {
+      for (int k = 0; k < c->operand_count(); ++k) {
+        const Instruction* p = c->operand(k);
+        if (!Contains(p)) continue;
+        if (std::any_of(kernel_.edges.begin(), kernel_.edges.end(), [&](const Edge& e) {
+              return e.producer == p && e.consumer == c;
+            })) {
+          continue;  // the same value read twice by one op
+        }
+        kernel_.edges.push_back(ClassifyEdge(p, c, k, splits));
+      }
+    }
+  }
+
+  Edge ClassifyEdge(const Instruction* p, const Instruction* c, int k,
+                    const std::vector<absl::flat_hash_map<const Instruction*, int>>& splits) {
+    Edge e{p, c, Scheme::kLocal, ""};
+    const std::vector<int>& consumer_groups = groups_of_.at(c);
+    const std::vector<int>& producer_groups = groups_of_.at(p);
+    for (int g : consumer_groups) {
+      if (std::find(producer_groups.begin(), producer_groups.end(), g) != producer_groups.end()) {
+        return e;  // computed in the consumer's own loop
+      }
+    }
+    Group& consumer = kernel_.groups[consumer_groups.front()];
+    const Group& producer = kernel_.groups[GroupOfDominant(p)];
+    e.scheme = Scheme::kGlobal;
+    if (producer.mapping.kind != MappingKind::kRow || consumer.mapping.kind != MappingKind::kRow) {
+      e.reason = "column-mapped group: blocks own columns, not rows";
+      return e;
+    }
+    if (producer.mapping.reduces && producer.mapping.blocks_per_row > 1) {
+      e.reason = "producer rows are split across blocks";
+      return e;
+    }
+    if (producer.mapping.rows != consumer.mapping.rows) {
+      e.reason = absl::StrCat("row spaces differ (", producer.mapping.rows, " vs ",
+                              consumer.mapping.rows, " rows)");
+      return e;
+    }
+    const auto& split = splits[consumer.id];
+    auto it = split.find(c);
+    if (it == split.end() || it->second == kMixedSplit ||
+        OperandRowsOf(*c, it->second, k).kind != OperandRows::kSameRows) {
+      e.reason = "a consumer row reads other rows of the producer";
+      return e;
+    }
+    if (!AlignRows(consumer.mapping, producer.mapping, device_)) {
+      e.reason = "blocks cannot be aligned";
+      return e;
+    }
+    e.scheme = Scheme::kRegional;
+    e.reason = "same rows in the same block: kept on chip between stages";
+    return e;
+  }
+
+  // Regional values live in on-chip memory per block; when they overflow,
+  // the largest goes to global memory first (AStitch section 4.4).
+  void DemoteOverflowingRegionals() {
+    while (true) {
+      std::map<const Instruction*, int64_t> bytes;
+      for (const Edge& e : kernel_.edges) {
+        if (e.scheme != Scheme::kRegional) continue;
+        const ThreadMapping& m = kernel_.groups[groups_of_.at(e.consumer).front()].mapping;
+        int64_t per_row = Elements(e.producer->shape()) / std::max<int64_t>(1, m.rows);
+        bytes[e.producer] = std::max(bytes[e.producer],
+                                     per_row * m.rows_per_block * ElementBytes(e.producer->shape()));
+      }
+      int64_t total = 0;
+      const Instruction* largest = nullptr;
+      for (const auto& [p, b] : bytes) {
+        total += b;
+        if (largest == nullptr || b > bytes[largest]) largest = p;
+      }
+      kernel_.onchip_bytes = total;
+      if (total <= device_.onchip_bytes_per_block || largest == nullptr) return;
+      for (Edge& e : kernel_.edges) {
+        if (e.producer == largest && e.scheme == Scheme::kRegional) {
+          e.scheme = Scheme::kGlobal;
+          e.reason = absl::StrCat("demoted: regional values need ", total, " bytes per block, over ",
+                                  device_.onchip_bytes_per_block);
+        }
+      }
+    }
+  }
+
+  // A grid barrier separates groups that read a global value from its
+  // producer: the barrier count is the longest chain of global edges, plus
+  // one where split rows are combined with no later barrier to do it.
+  void CountBarriers() {
+    std::vector<int> level(kernel_.groups.size(), 0);
+    for (const Group& g : kernel_.groups) {
+      for (const Edge& e : kernel_.edges) {
+        if (e.scheme == Scheme::kLocal) continue;
+        if (std::find(g.members.begin(), g.members.end(), e.consumer) == g.members.end()) continue;
+        int from = GroupOfDominant(e.producer);
+        if (from == g.id) continue;
+        level[g.id] = std::max(level[g.id], level[from] + (e.scheme == Scheme::kGlobal ? 1 : 0));
+      }
+    }
+    int barriers = level.empty() ? 0 : *std::max_element(level.begin(), level.end());
+    for (const Group& g : kernel_.groups) {
+      if (g.mapping.reduces && g.mapping.blocks_per_row > 1 && level[g.id] == barriers) {
+        ++barriers;  // the partials of the last split stage
+        break;
+      }
+    }
+    kernel_.grid_barriers = barriers;
+    if (barriers > 0 && device_.is_gpu()) {
+      for (Group& g : kernel_.groups) PackVertically(g.mapping, device_);
+    }
+  }
+
+  Kernel& kernel_;
+  const DeviceSpec& device_;
+  absl::flat_hash_map<const Instruction*, int> position_;
+  absl::flat_hash_set<const Instruction*> outputs_;
+  absl::flat_hash_set<const Instruction*> dominant_;
+  absl::flat_hash_map<const Instruction*, std::vector<int>> groups_of_;
+};
+
+}  // namespace
+
+void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device) {
+  kernel.inputs.clear();
+  kernel.groups.clear();
+  kernel.edges.clear();
+  kernel.cost = Cost{};
+  kernel.grid_barriers = 0;
+  kernel.onchip_bytes = 0;
+  Analysis(kernel, device).Run();
+}
+
+}  // namespace seam::fusion

@@ -1,0 +1,19 @@
+// Everything about a kernel that follows from which instructions it holds
+// (AStitch sections 3 to 5): its inputs; its dominant ops (reductions,
+// outputs, expensive ops whose elements are reused) and the groups they
+// compute through local edges; sibling groups merged under one dominant;
+// per group a thread mapping, chosen for block locality first; the scheme
+// of every edge (local, regional, global) with regional values demoted to
+// global when they overflow on-chip memory; grid barriers; and the cost.
+#pragma once
+
+#include "seam/fusion/device_spec.h"
+#include "seam/fusion/fusion_plan.h"
+
+namespace seam::fusion {
+
+// Fills in everything but `id`, `instructions` and `outputs`, which the
+// strategy decided.
+void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device);
+
+}  // namespace seam::fusion

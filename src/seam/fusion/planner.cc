@@ -1,0 +1,132 @@
+#include "seam/fusion/planner.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "seam/fusion/cost_model.h"
+#include "seam/fusion/kernel_analysis.h"
+#include "seam/fusion/op_class.h"
+#include "seam/fusion/strategies.h"
+
+namespace seam::fusion {
+namespace {
+
+// Computations run as sequences of kernels, entry first: what while,
+// conditional and call run, not what reduce or sort apply per element.
+std::vector<const Computation*> SequentialComputations(const Module& module) {
+  std::vector<const Computation*> order{module.entry()};
+  absl::flat_hash_set<const Computation*> seen{module.entry()};
+  for (size_t k = 0; k < order.size(); ++k) {
+    for (const auto& i : order[k]->instructions()) {
+      Opcode op = i->opcode();
+      if (op != Opcode::kWhile && op != Opcode::kConditional && op != Opcode::kCall) continue;
+      for (Computation* callee : i->CalledComputations()) {
+        if (seen.insert(callee).second) order.push_back(callee);
+      }
+    }
+  }
+  return order;
+}
+
+// Which kernel writes each value others read: a value computed in several
+// kernels (duplicated) is written by the first, when some reader runs in a
+// kernel that does not compute it (or in none: a library call, the root).
+void AssignOutputs(const Computation& computation, std::vector<Kernel>& kernels) {
+  absl::flat_hash_map<const Instruction*, std::vector<int>> kernels_of;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    for (const Instruction* i : kernels[k].instructions) kernels_of[i].push_back(static_cast<int>(k));
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    for (const Instruction* i : kernels[k].instructions) {
+      const std::vector<int>& mine = kernels_of[i];
+      if (mine.front() != static_cast<int>(k)) continue;
+      bool read_outside = i == computation.root();
+      for (const Instruction* user : i->users()) {
+        auto it = kernels_of.find(user);
+        if (it == kernels_of.end()) {
+          read_outside = true;
+          continue;
+        }
+        for (int reader : it->second) {
+          read_outside |= std::find(mine.begin(), mine.end(), reader) == mine.end();
+        }
+      }
+      if (read_outside) kernels[k].outputs.push_back(i);
+    }
+  }
+}
+
+ComputationPlan PlanComputation(const Computation& computation, const PlanOptions& options) {
+  Partition partition;
+  switch (options.strategy) {
+    case Strategy::kNone: partition = PartitionNone(computation); break;
+    case Strategy::kXla: partition = PartitionXla(computation); break;
+    case Strategy::kStitch:
+      partition = options.explorer == "beam" ? ExploreStitchBeam(computation, options.device)
+                                             : PartitionStitch(computation);
+      break;
+  }
+  ComputationPlan plan;
+  plan.computation = &computation;
+  plan.refusals = std::move(partition.refusals);
+  absl::flat_hash_map<const Instruction*, int> position;
+  for (const Instruction* i : computation.MakePostOrder()) {
+    position[i] = static_cast<int>(position.size());
+    OpClass c = ClassifyOp(*i);
+    if (c == OpClass::kLibrary) {
+      plan.library_calls.push_back({i, EstimateStandaloneCost(*i, options.device)});
+    } else if (c == OpClass::kStandalone) {
+      plan.standalone.push_back({i, EstimateStandaloneCost(*i, options.device)});
+    } else if (c == OpClass::kOpaque) {
+      plan.opaque.push_back({i, Cost{}});
+    }
+  }
+  for (std::vector<const Instruction*>& members : partition.kernels) {
+    std::sort(members.begin(), members.end(), [&](const Instruction* a, const Instruction* b) {
+      return position[a] < position[b];
+    });
+    Kernel kernel;
+    kernel.instructions = std::move(members);
+    plan.kernels.push_back(std::move(kernel));
+  }
+  // Kernels in the order their last instruction runs.
+  std::sort(plan.kernels.begin(), plan.kernels.end(), [&](const Kernel& a, const Kernel& b) {
+    return position[a.instructions.back()] < position[b.instructions.back()];
+  });
+  AssignOutputs(computation, plan.kernels);
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    plan.kernels[k].id = static_cast<int>(k);
+    AnalyzeKernel(plan.kernels[k], options.device);
+  }
+  return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<Strategy> StrategyByName(absl::string_view name) {
+  if (name == "none") return Strategy::kNone;
+  if (name == "xla") return Strategy::kXla;
+  if (name == "stitch") return Strategy::kStitch;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown fusion strategy '", name, "': expected none, xla or stitch"));
+}
+
+absl::StatusOr<FusionPlan> PlanModule(const Module& module, const PlanOptions& options) {
+  if (module.entry() == nullptr) return absl::InvalidArgumentError("module has no entry computation");
+  if (options.explorer != "astitch" && options.explorer != "beam") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown explorer '", options.explorer, "': expected astitch or beam"));
+  }
+  FusionPlan plan;
+  plan.strategy = options.strategy;
+  plan.explorer = options.strategy == Strategy::kStitch ? options.explorer : "";
+  plan.device = options.device;
+  for (const Computation* c : SequentialComputations(module)) {
+    plan.computations.push_back(PlanComputation(*c, options));
+  }
+  return plan;
+}
+
+}  // namespace seam::fusion

@@ -1,0 +1,29 @@
+// Fusion planning for a whole module: every computation that runs as a
+// sequence of kernels (the entry, loop bodies and conditions, branches) is
+// planned with one strategy for one device.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "seam/fusion/device_spec.h"
+#include "seam/fusion/fusion_plan.h"
+#include "seam/ir/module.h"
+
+namespace seam::fusion {
+
+struct PlanOptions {
+  Strategy strategy = Strategy::kStitch;
+  // Stitch only: "astitch" (AStitch's planner) or "beam" (FusionStitching's
+  // explorer).
+  std::string explorer = "astitch";
+  DeviceSpec device = HostCpuSpec();
+};
+
+absl::StatusOr<Strategy> StrategyByName(absl::string_view name);
+
+// Plans `module`, which should have been through the default pipeline
+// (row-major layouts, flat call graph). The plan points into the module.
+absl::StatusOr<FusionPlan> PlanModule(const Module& module, const PlanOptions& options);
+
+}  // namespace seam::fusion

@@ -1,0 +1,74 @@
+// `seam plan FILE --strategy=none|xla|stitch`: run the default pipeline (or
+// --passes=SPEC), plan fusion for a device and print the plan as text, JSON
+// or Graphviz DOT.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "seam/fusion/plan_printer.h"
+#include "seam/fusion/planner.h"
+#include "seam/passes/pipeline.h"
+#include "seam/text/parser.h"
+#include "seam/tools/commands.h"
+
+namespace seam {
+
+std::function<int()> AddPlanCommand(CLI::App& app) {
+  struct Options {
+    std::string file;
+    std::string strategy = "stitch";
+    std::string explorer = "astitch";
+    std::string device = "cpu";
+    std::string format = "text";
+    std::string passes = "default";
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "plan", "Plan kernel fusion: which ops run together, how values pass inside a kernel");
+  command->add_option("FILE", options->file, "HLO text file")->required();
+  command->add_option("--strategy", options->strategy, "none, xla or stitch")
+      ->check(CLI::IsMember({"none", "xla", "stitch"}));
+  command->add_option("--explorer", options->explorer,
+                      "stitch's planner: astitch (AStitch) or beam (FusionStitching's explorer)")
+      ->check(CLI::IsMember({"astitch", "beam"}));
+  command->add_option("--device", options->device, "cpu (this machine), h100 or a100")
+      ->check(CLI::IsMember({"cpu", "h100", "a100"}));
+  command->add_option("--format", options->format, "text, json or dot")
+      ->check(CLI::IsMember({"text", "json", "dot"}));
+  command->add_option("--passes", options->passes,
+                      "Pipeline spec run before planning (default: the default pipeline; "
+                      "`none` to plan the module as written)");
+  return [options]() -> int {
+    auto fail = [](const absl::Status& status) {
+      std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+      return 1;
+    };
+    absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloFile(options->file);
+    if (!modules.ok()) return fail(modules.status());
+    fusion::PlanOptions plan_options;
+    absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options->strategy);
+    if (!strategy.ok()) return fail(strategy.status());
+    absl::StatusOr<fusion::DeviceSpec> device = fusion::DeviceSpecByName(options->device);
+    if (!device.ok()) return fail(device.status());
+    plan_options.strategy = *strategy;
+    plan_options.explorer = options->explorer;
+    plan_options.device = *device;
+    for (std::unique_ptr<Module>& module : *modules) {
+      if (options->passes != "none") {
+        absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(options->passes);
+        if (!pipeline.ok()) return fail(pipeline.status());
+        absl::StatusOr<bool> changed = pipeline->Run(*module, PipelineOptions{});
+        if (!changed.ok()) return fail(changed.status());
+      }
+      absl::StatusOr<fusion::FusionPlan> plan = fusion::PlanModule(*module, plan_options);
+      if (!plan.ok()) return fail(plan.status());
+      std::string text = options->format == "json"  ? fusion::PlanToJson(*plan)
+                         : options->format == "dot" ? fusion::PlanToDot(*plan)
+                                                    : fusion::PlanToText(*plan);
+      std::fputs(text.c_str(), stdout);
+    }
+    return 0;
+  };
+}
+
+}  // namespace seam
