@@ -38,7 +38,8 @@ struct Space {
 // form, merge and get mappings, which group holds what.
 class Analysis {
  public:
-  Analysis(Kernel& kernel, const DeviceSpec& device) : kernel_(kernel), device_(device) {
+  Analysis(Kernel& kernel, const DeviceSpec& device, bool recompute_expensive)
+      : kernel_(kernel), device_(device), recompute_expensive_(recompute_expensive) {
     for (size_t k = 0; k < kernel.instructions.size(); ++k) {
       position_[kernel.instructions[k]] = static_cast<int>(k);
     }
@@ -106,7 +107,8 @@ class Analysis {
     for (const Instruction* i : kernel_.instructions) {
       OpClass c = ClassifyOp(*i);
       if (IsReduction(c) || outputs_.contains(i) || !HasUserInside(i) ||
-          (c == OpClass::kExpensiveElementwise && FeedsReusingConsumer(i))) {
+          (!recompute_expensive_ && c == OpClass::kExpensiveElementwise &&
+           FeedsReusingConsumer(i))) {
         dominant_.insert(i);
       }
     }
@@ -115,6 +117,7 @@ class Analysis {
     while (true) {
       BuildGroupsFromDominants();
       bool promoted = false;
+      if (recompute_expensive_) break;
       for (const auto& [i, groups] : groups_of_) {
         if (groups.size() > 1 && !dominant_.contains(i) &&
             ClassifyOp(*i) == OpClass::kExpensiveElementwise) {
@@ -124,6 +127,13 @@ class Analysis {
       }
       if (!promoted) break;
     }
+  }
+
+  // Where a group's closure ends: at other dominants, whose values are
+  // passed on; when recomputing (XLA), only at reductions, whose values need
+  // a whole loop: an output read by another group is recomputed there.
+  bool StopsGroup(const Instruction* o) const {
+    return dominant_.contains(o) && (!recompute_expensive_ || IsReduction(ClassifyOp(*o)));
   }
 
   void BuildGroupsFromDominants() {
@@ -141,7 +151,7 @@ class Analysis {
         const Instruction* x = stack.back();
         stack.pop_back();
         for (const Instruction* o : x->operands()) {
-          if (!Contains(o) || dominant_.contains(o) || !in_group.insert(o).second) continue;
+          if (!Contains(o) || StopsGroup(o) || !in_group.insert(o).second) continue;
           stack.push_back(o);
         }
       }
@@ -183,11 +193,11 @@ class Analysis {
   }
 
   // Whether the elementwise value `d` can be computed in the loop of a
-  // group iterating `space`, element for element.
+  // group iterating `space`, element for element: loops visit every element
+  // of their space once, in row-major order for row spaces.
   static bool FitsSpace(const Instruction* d, const Space& space) {
-    if (space.kind != MappingKind::kRow) return false;
     if (Elements(d->shape()) != space.rows * space.row_length) return false;
-    return SplitFor(d->shape(), space.rows).has_value();
+    return space.kind == MappingKind::kColumn || SplitFor(d->shape(), space.rows).has_value();
   }
 
   // Whether groups a and b iterate the same space, so one loop computes both.
@@ -199,7 +209,7 @@ class Analysis {
     }
     if (sa.fixed) return FitsSpace(b.dominant, sa);
     if (sb.fixed) return FitsSpace(a.dominant, sb);
-    return a.dominant->shape().dims() == b.dominant->shape().dims();
+    return Elements(a.dominant->shape()) == Elements(b.dominant->shape());
   }
 
   static bool SameInputShape(const Instruction* a, const Instruction* b) {
@@ -227,8 +237,13 @@ class Analysis {
         if (!derived.contains(o)) continue;
         reads = true;
         if (IsReduction(ClassifyOp(*o))) return false;
+        // Row-major reshapes, and broadcasts adding only size-1 dimensions,
+        // keep the linear index: element for element too.
         bool one_to_one = (IsElementwise(m->opcode()) && !ReusesOperandElements(*m, k) &&
                            m->shape().dims() == o->shape().dims()) ||
+                          ((m->opcode() == Opcode::kReshape || m->opcode() == Opcode::kBitcast ||
+                            m->opcode() == Opcode::kBroadcast) &&
+                           Elements(m->shape()) == Elements(o->shape())) ||
                           (IsReduction(ClassifyOp(*m)) && k < m->operand_count() / 2);
         if (!one_to_one) return false;
       }
@@ -285,6 +300,7 @@ class Analysis {
           Group& ga = kernel_.groups[a];
           Group& gb = kernel_.groups[b];
           if (!SameSpace(ga, gb) || !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) ||
+              LosesRowLocality(ga, gb) ||
               DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
               DependsThroughOthers(static_cast<int>(b), static_cast<int>(a))) {
             continue;
@@ -294,6 +310,22 @@ class Analysis {
         }
       }
     }
+  }
+
+  // Whether merging would move a group that reads other groups' rows into a
+  // column-mapped loop, where every such read turns global.
+  bool LosesRowLocality(const Group& a, const Group& b) const {
+    auto column = [&](const Group& g) { return SpaceOf(g.dominant).kind == MappingKind::kColumn; };
+    auto reads_others = [&](const Group& g, const Group& other) {
+      std::vector<const Instruction*> others = Dominants(other);
+      bool reads = false;
+      ForEachCrossRead(g, [&](const Instruction*, int, const Instruction* producer) {
+        reads |= std::find(others.begin(), others.end(), producer) == others.end();
+      });
+      return reads;
+    };
+    return (column(a) && !column(b) && reads_others(b, a)) ||
+           (column(b) && !column(a) && reads_others(a, b));
   }
 
   // b joins a; the reduction, if either has one, stays dominant.
@@ -347,7 +379,7 @@ class Analysis {
       int s = found == split.end() ? kMixedSplit : found->second;
       for (int k = 0; k < m->operand_count(); ++k) {
         const Instruction* o = m->operand(k);
-        if (!in_group.contains(o) || dominant_.contains(o)) continue;
+        if (!in_group.contains(o) || StopsGroup(o)) continue;
         int want = kMixedSplit;
         if (s != kMixedSplit) {
           OperandRows r = OperandRowsOf(*m, s, k);
@@ -383,7 +415,7 @@ class Analysis {
     for (const Instruction* m : g.members) {
       for (int k = 0; k < m->operand_count(); ++k) {
         const Instruction* o = m->operand(k);
-        if (dominant_.contains(o) && !own.contains(o) && Contains(o)) fn(m, k, o);
+        if (StopsGroup(o) && !own.contains(o) && Contains(o)) fn(m, k, o);
       }
     }
   }
@@ -540,6 +572,7 @@ class Analysis {
 
   Kernel& kernel_;
   const DeviceSpec& device_;
+  bool recompute_expensive_;
   absl::flat_hash_map<const Instruction*, int> position_;
   absl::flat_hash_set<const Instruction*> outputs_;
   absl::flat_hash_set<const Instruction*> dominant_;
@@ -548,14 +581,14 @@ class Analysis {
 
 }  // namespace
 
-void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device) {
+void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device, bool recompute_expensive) {
   kernel.inputs.clear();
   kernel.groups.clear();
   kernel.edges.clear();
   kernel.cost = Cost{};
   kernel.grid_barriers = 0;
   kernel.onchip_bytes = 0;
-  Analysis(kernel, device).Run();
+  Analysis(kernel, device, recompute_expensive).Run();
 }
 
 }  // namespace seam::fusion

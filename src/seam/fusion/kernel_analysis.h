@@ -13,7 +13,9 @@
 namespace seam::fusion {
 
 // Fills in everything but `id`, `instructions` and `outputs`, which the
-// strategy decided.
-void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device);
+// strategy decided. With `recompute_expensive` (XLA's way), expensive ops
+// whose elements are reused are recomputed per use in registers instead of
+// being computed once and passed on as dominants (AStitch's way).
+void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device, bool recompute_expensive);
 
 }  // namespace seam::fusion

@@ -98,7 +98,7 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
   AssignOutputs(computation, plan.kernels);
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].id = static_cast<int>(k);
-    AnalyzeKernel(plan.kernels[k], options.device);
+    AnalyzeKernel(plan.kernels[k], options.device, options.strategy == Strategy::kXla);
   }
   return plan;
 }

@@ -140,7 +140,9 @@ class XlaFusion {
         Fusion& f = fusions_[id];
         f.Add(p);
         readers_[p].erase({id, nullptr});
-        for (const Instruction* operand : p->operands()) readers_[operand].insert({id, nullptr});
+        for (const Instruction* operand : p->operands()) {
+          if (!f.Contains(operand)) readers_[operand].insert({id, nullptr});
+        }
         grew = true;
       }
     }
