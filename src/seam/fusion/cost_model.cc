@@ -46,6 +46,16 @@ bool TileStaysOnChip(const Instruction* input, const ThreadMapping& m, const Dev
   return ValueBytes(input->shape()) / tiles <= device.onchip_bytes_per_block / 2;
 }
 
+// The bytes `reader` reads of its operand k: a slice reads only what it
+// keeps.
+double ReadBytes(const Instruction& reader, int k) {
+  const Instruction* operand = reader.operand(k);
+  if (k == 0 && (reader.opcode() == Opcode::kSlice || reader.opcode() == Opcode::kDynamicSlice)) {
+    return static_cast<double>(ValueBytes(reader.shape()));
+  }
+  return static_cast<double>(ValueBytes(operand->shape()));
+}
+
 }  // namespace
 
 int64_t ValueBytes(const Shape& shape) {
@@ -92,17 +102,20 @@ Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device) {
   absl::flat_hash_map<const Instruction*, const ThreadMapping*> first_reader;
   double work = 0, weighted_utilization = 0;
   for (const Group& g : kernel.groups) {
-    absl::flat_hash_set<const Instruction*> read;
+    // What this group reads of each input: all of it, or what its slices keep.
+    absl::flat_hash_map<const Instruction*, double> read;
     double group_work = 0;
     for (const Instruction* m : g.members) {
       cost.flops += MemberFlops(*m, device);
       group_work += static_cast<double>(Elements(m->shape()));
-      for (const Instruction* o : m->operands()) {
-        if (inputs.contains(o)) read.insert(o);
+      for (int k = 0; k < m->operand_count(); ++k) {
+        const Instruction* o = m->operand(k);
+        if (!inputs.contains(o)) continue;
+        double& bytes = read[o];
+        bytes = std::min(static_cast<double>(ValueBytes(o->shape())), bytes + ReadBytes(*m, k));
       }
     }
-    for (const Instruction* input : read) {
-      double bytes = static_cast<double>(ValueBytes(input->shape()));
+    for (const auto& [input, bytes] : read) {
       auto [it, first] = first_reader.try_emplace(input, &g.mapping);
       if (first) {
         cost.dram_read_bytes += bytes;
@@ -138,9 +151,7 @@ Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device) {
 Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
   Cost cost;
   cost.launches = 1;
-  for (const Instruction* operand : op.operands()) {
-    cost.dram_read_bytes += static_cast<double>(ValueBytes(operand->shape()));
-  }
+  for (int k = 0; k < op.operand_count(); ++k) cost.dram_read_bytes += ReadBytes(op, k);
   cost.dram_write_bytes = static_cast<double>(ValueBytes(op.shape()));
   double out = static_cast<double>(Elements(op.shape()));
   if (op.opcode() == Opcode::kDot) {

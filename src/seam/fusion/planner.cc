@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "seam/fusion/cost_model.h"
+#include "seam/fusion/duplication.h"
 #include "seam/fusion/kernel_analysis.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/strategies.h"
@@ -33,7 +34,9 @@ std::vector<const Computation*> SequentialComputations(const Module& module) {
 // Which kernel writes each value others read: a value computed in several
 // kernels (duplicated) is written by the first, when some reader runs in a
 // kernel that does not compute it (or in none: a library call, the root).
-void AssignOutputs(const Computation& computation, std::vector<Kernel>& kernels) {
+void AssignOutputs(const Computation& computation, const std::vector<int>& original_index,
+                   const absl::flat_hash_map<const Instruction*, int>& writer,
+                   std::vector<Kernel>& kernels) {
   absl::flat_hash_map<const Instruction*, std::vector<int>> kernels_of;
   for (size_t k = 0; k < kernels.size(); ++k) {
     for (const Instruction* i : kernels[k].instructions) kernels_of[i].push_back(static_cast<int>(k));
@@ -41,7 +44,10 @@ void AssignOutputs(const Computation& computation, std::vector<Kernel>& kernels)
   for (size_t k = 0; k < kernels.size(); ++k) {
     for (const Instruction* i : kernels[k].instructions) {
       const std::vector<int>& mine = kernels_of[i];
-      if (mine.front() != static_cast<int>(k)) continue;
+      auto chosen = writer.find(i);
+      bool writes = chosen != writer.end() ? chosen->second == original_index[k]
+                                           : mine.front() == static_cast<int>(k);
+      if (!writes) continue;
       bool read_outside = i == computation.root();
       for (const Instruction* user : i->users()) {
         auto it = kernels_of.find(user);
@@ -66,6 +72,7 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
     case Strategy::kStitch:
       partition = options.explorer == "beam" ? ExploreStitchBeam(computation, options.device)
                                              : PartitionStitch(computation);
+      DuplicateCheapProducers(computation, partition);
       break;
   }
   ComputationPlan plan;
@@ -83,11 +90,13 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
       plan.opaque.push_back({i, Cost{}});
     }
   }
-  for (std::vector<const Instruction*>& members : partition.kernels) {
+  for (size_t k = 0; k < partition.kernels.size(); ++k) {
+    std::vector<const Instruction*>& members = partition.kernels[k];
     std::sort(members.begin(), members.end(), [&](const Instruction* a, const Instruction* b) {
       return position[a] < position[b];
     });
     Kernel kernel;
+    kernel.id = static_cast<int>(k);  // the partition's index until renumbered below
     kernel.instructions = std::move(members);
     plan.kernels.push_back(std::move(kernel));
   }
@@ -95,7 +104,9 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
   std::sort(plan.kernels.begin(), plan.kernels.end(), [&](const Kernel& a, const Kernel& b) {
     return position[a.instructions.back()] < position[b.instructions.back()];
   });
-  AssignOutputs(computation, plan.kernels);
+  std::vector<int> original_index;
+  for (const Kernel& k : plan.kernels) original_index.push_back(k.id);
+  AssignOutputs(computation, original_index, partition.writer, plan.kernels);
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].id = static_cast<int>(k);
     AnalyzeKernel(plan.kernels[k], options.device, options.strategy == Strategy::kXla);

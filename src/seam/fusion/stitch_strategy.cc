@@ -9,6 +9,7 @@
 //
 // What makes the kernel fast is decided afterwards, by the kernel analysis
 // shared with every strategy: dominants, groups, schemes, mappings.
+#include <climits>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -18,29 +19,51 @@
 namespace seam::fusion {
 
 Partition PartitionStitch(const Computation& computation) {
+  std::vector<Instruction*> post_order = computation.MakePostOrder();
   absl::flat_hash_map<const Instruction*, int> level_after;  // level of the value it produces
-  std::map<int, std::vector<const Instruction*>> by_level;
-  for (const Instruction* i : computation.MakePostOrder()) {
-    int level = 0;
-    for (const Instruction* operand : i->operands()) {
-      level = std::max(level, level_after[operand]);
-    }
+  absl::flat_hash_map<const Instruction*, int> level;        // fusible ops: their kernel's level
+  for (const Instruction* i : post_order) {
+    int l = 0;
+    for (const Instruction* operand : i->operands()) l = std::max(l, level_after[operand]);
     for (const Instruction* predecessor : i->control_predecessors()) {
-      level = std::max(level, level_after[predecessor]);
+      l = std::max(l, level_after[predecessor]);
     }
-    OpClass c = ClassifyOp(*i);
-    if (IsFusible(c)) {
-      by_level[level].push_back(i);
-      level_after[i] = level;
+    if (IsFusible(ClassifyOp(*i))) {
+      level[i] = l;
+      level_after[i] = l;
     } else {
       // Anything else ends a scope, tuples and get-tuple-element included:
       // a value passing through them is read from memory. Parameters and
       // constants, with no operands, start at level 0.
-      level_after[i] = i->operand_count() == 0 ? level : level + 1;
+      level_after[i] = i->operand_count() == 0 ? l : l + 1;
     }
   }
+  // As late as possible: an op whose readers are all fusible moves up to the
+  // earliest of their levels, so a value needed only after a library call
+  // (a parameter scaled for an optimizer update) is computed where it is
+  // read instead of being written by an earlier kernel. Levels still never
+  // fall along an edge, so kernels stay acyclic.
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    auto own = level.find(*it);
+    if (own == level.end() || (*it)->users().empty() || *it == computation.root()) continue;
+    int latest = INT32_MAX;
+    for (const Instruction* user : (*it)->users()) {
+      auto u = level.find(user);
+      if (u == level.end()) {
+        latest = -1;
+        break;
+      }
+      latest = std::min(latest, u->second);
+    }
+    if (latest > own->second) own->second = latest;
+  }
+  std::map<int, std::vector<const Instruction*>> by_level;
+  for (const Instruction* i : post_order) {
+    auto it = level.find(i);
+    if (it != level.end()) by_level[it->second].push_back(i);
+  }
   Partition partition;
-  for (auto& [level, members] : by_level) partition.kernels.push_back(std::move(members));
+  for (auto& [l, members] : by_level) partition.kernels.push_back(std::move(members));
   return partition;
 }
 

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
 #include "seam/ir/computation.h"
@@ -16,6 +18,10 @@ struct Partition {
   // Members of each kernel, any order. An instruction may sit in several
   // kernels when a strategy recomputes it (XLA duplicates cheap producers).
   std::vector<std::vector<const Instruction*>> kernels;
+  // For a value computed in several kernels and read outside them: the
+  // index of the kernel that writes it (by default the first holding it).
+  // It must be one whose inputs do not depend on that outside reader.
+  absl::flat_hash_map<const Instruction*, int> writer;
   std::vector<Refusal> refusals;
 };
 
