@@ -9,3 +9,6 @@ echo "seam: the default pass pipeline on $example, then the module before and af
 echo "in the reference interpreter on the same random inputs"
 build/seam opt "$example" --passes=default --stats > /dev/null
 build/seam run "$example" --passes=default --verify
+echo "seam: its fusion plans on this machine's CPU, XLA-style and stitched"
+build/seam plan "$example" --strategy=xla | grep -E '^(totals|estimate)'
+build/seam plan "$example" --strategy=stitch

@@ -20,6 +20,8 @@ echo "== parse benchmark (not a timed test)"
 build/bench/seam_parse_bench
 echo "== default pass pipeline on the corpus (not a timed test)"
 build/bench/seam_pass_bench --repeat 3
+echo "== fusion plans on the corpus (not a timed test)"
+build/bench/seam_plan_bench --repeat 3
 
 echo "== sanitizer build of the parser tests"
 BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DSEAM_SANITIZE=ON

@@ -33,7 +33,12 @@ double MemberFlops(const Instruction& m, const DeviceSpec& device) {
   OpClass c = ClassifyOp(m);
   if (c == OpClass::kLightElementwise) return static_cast<double>(Elements(m.shape()));
   if (c == OpClass::kExpensiveElementwise) {
-    return static_cast<double>(Elements(m.shape())) * device.transcendental_cost;
+    // Division and square roots have vector instructions; exp, log, tanh
+    // and friends are polynomial evaluations.
+    bool division_like = m.opcode() == Opcode::kDivide || m.opcode() == Opcode::kSqrt ||
+                         m.opcode() == Opcode::kRsqrt;
+    return static_cast<double>(Elements(m.shape())) *
+           (division_like ? device.division_cost : device.transcendental_cost);
   }
   if (IsReduction(c)) return static_cast<double>(Elements(m.operand(0)->shape()));
   return 0;

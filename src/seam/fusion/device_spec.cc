@@ -83,6 +83,7 @@ DeviceSpec HostCpuSpec() {
   d.cache_gbps = d.dram_gbps * 4;
   d.flops_per_ns = static_cast<double>(d.units) * 8 * 2.5;  // 8 fp32 lanes x GHz
   d.transcendental_cost = 16;
+  d.division_cost = 4;
   d.launch_us = 2.0;  // fork and join of an OpenMP region
   d.block_barrier_us = 0;
   d.grid_barrier_us = 0.5;

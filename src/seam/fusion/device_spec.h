@@ -37,7 +37,8 @@ struct DeviceSpec {
   double dram_gbps = 0;          // DRAM (HBM) bandwidth
   double cache_gbps = 0;         // L2 bandwidth: where global-scheme values live
   double flops_per_ns = 0;       // simple fp32 ops, whole device
-  double transcendental_cost = 8;  // in simple-op units (exp, log, divide...)
+  double transcendental_cost = 8;  // in simple-op units: exp, log, tanh...
+  double division_cost = 2;        // divide, sqrt, rsqrt
   double launch_us = 0;          // a kernel launch (GPU) or a parallel region (CPU)
   double block_barrier_us = 0;   // __syncthreads (GPU); nothing on a CPU tile
   double grid_barrier_us = 0;    // a grid-wide barrier inside a kernel

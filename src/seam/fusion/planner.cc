@@ -64,6 +64,39 @@ void AssignOutputs(const Computation& computation, const std::vector<int>& origi
   }
 }
 
+// Every producer -> consumer edge between fusible ops that no kernel holds
+// whole gets a reason, the strategy's own where it gave one.
+void ExplainSplitEdges(const Computation& computation, const PlanOptions& options,
+                       const std::vector<Kernel>& kernels, std::vector<Refusal>& refusals) {
+  if (options.strategy == Strategy::kNone) return;  // nothing is fused, by definition
+  absl::flat_hash_map<const Instruction*, std::vector<int>> kernels_of;
+  for (const Kernel& k : kernels) {
+    for (const Instruction* i : k.instructions) kernels_of[i].push_back(k.id);
+  }
+  absl::flat_hash_set<std::pair<const Instruction*, const Instruction*>> explained;
+  for (const Refusal& r : refusals) explained.insert({r.producer, r.consumer});
+  std::string reason =
+      options.strategy == Strategy::kXla
+          ? "not fused by XLA's rules"
+          : options.explorer == "beam"
+                ? "the explorer scored them better apart (or together they would form a cycle)"
+                : "different scopes: a library call or opaque op lies on a path between them";
+  for (const Instruction* c : computation.MakePostOrder()) {
+    auto in_c = kernels_of.find(c);
+    if (in_c == kernels_of.end()) continue;
+    for (const Instruction* p : c->operands()) {
+      auto in_p = kernels_of.find(p);
+      if (in_p == kernels_of.end() || explained.contains({p, c})) continue;
+      bool together = std::any_of(in_c->second.begin(), in_c->second.end(), [&](int k) {
+        return std::find(in_p->second.begin(), in_p->second.end(), k) != in_p->second.end();
+      });
+      if (together) continue;
+      explained.insert({p, c});
+      refusals.push_back({p, c, reason});
+    }
+  }
+}
+
 ComputationPlan PlanComputation(const Computation& computation, const PlanOptions& options) {
   Partition partition;
   switch (options.strategy) {
@@ -111,6 +144,7 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
     plan.kernels[k].id = static_cast<int>(k);
     AnalyzeKernel(plan.kernels[k], options.device, options.strategy == Strategy::kXla);
   }
+  ExplainSplitEdges(computation, options, plan.kernels, plan.refusals);
   return plan;
 }
 
