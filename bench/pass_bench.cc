@@ -7,32 +7,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "seam/passes/pipeline.h"
 #include "seam/text/parser.h"
-
-namespace {
-
-void Die(const absl::Status& status) {
-  std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
-  std::exit(1);
-}
-
-std::vector<std::string> CorpusFiles() {
-  std::vector<std::string> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(SEAM_SOURCE_ROOT "/tests/corpus/hlo")) {
-    std::string name = entry.path().filename().string();
-    if (name.ends_with(".hlo") || name.ends_with(".txt")) files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int repeat = 5;
@@ -48,27 +28,27 @@ int main(int argc, char** argv) {
       paths.push_back(arg);
     }
   }
-  if (paths.empty()) paths = CorpusFiles();
+  if (paths.empty()) paths = seam::bench::CorpusFiles();
   absl::StatusOr<seam::Pipeline> pipeline = seam::Pipeline::Parse(spec);
-  if (!pipeline.ok()) Die(pipeline.status());
+  if (!pipeline.ok()) seam::bench::Die(pipeline.status());
   std::printf("pipeline: %s\n", pipeline->ToString().c_str());
   std::printf("%-44s %8s %8s %7s %10s %9s %9s\n", "module", "ops", "after", "change",
               "median ms", "min ms", "max ms");
   for (const std::string& path : paths) {
     absl::StatusOr<seam::SourceFile> file = seam::SourceFile::Read(path);
-    if (!file.ok()) Die(file.status());
+    if (!file.ok()) seam::bench::Die(file.status());
     std::string name = path.substr(path.rfind('/') + 1);
     int64_t before = 0, after = 0;
     std::vector<double> ms;
     for (int r = 0; r < repeat; ++r) {
       auto modules = seam::ParseHloText(file->text(), file->name(), {.verify = false});
-      if (!modules.ok()) Die(modules.status());
+      if (!modules.ok()) seam::bench::Die(modules.status());
       before = after = 0;
       auto start = std::chrono::steady_clock::now();
       for (auto& module : *modules) {
         before += module->InstructionCount();
         absl::StatusOr<bool> changed = pipeline->Run(*module);
-        if (!changed.ok()) Die(changed.status());
+        if (!changed.ok()) seam::bench::Die(changed.status());
         after += module->InstructionCount();
       }
       ms.push_back(

@@ -9,31 +9,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "seam/fusion/planner.h"
 #include "seam/passes/pipeline.h"
 #include "seam/text/parser.h"
 
 namespace {
-
-void Die(const absl::Status& status) {
-  std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
-  std::exit(1);
-}
-
-std::vector<std::string> CorpusFiles() {
-  std::vector<std::string> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(SEAM_SOURCE_ROOT "/tests/corpus/hlo")) {
-    std::string name = entry.path().filename().string();
-    if (name.ends_with(".hlo") || name.ends_with(".txt")) files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 struct Column {
   const char* name;
@@ -57,9 +41,9 @@ int main(int argc, char** argv) {
       paths.push_back(arg);
     }
   }
-  if (paths.empty()) paths = CorpusFiles();
+  if (paths.empty()) paths = seam::bench::CorpusFiles();
   absl::StatusOr<seam::fusion::DeviceSpec> device = seam::fusion::DeviceSpecByName(device_name);
-  if (!device.ok()) Die(device.status());
+  if (!device.ok()) seam::bench::Die(device.status());
   const std::vector<Column> columns = {{"none", seam::fusion::Strategy::kNone, "astitch"},
                                        {"xla", seam::fusion::Strategy::kXla, "astitch"},
                                        {"stitch", seam::fusion::Strategy::kStitch, "astitch"},
@@ -72,10 +56,10 @@ int main(int argc, char** argv) {
   absl::StatusOr<seam::Pipeline> pipeline = seam::Pipeline::Parse("default");
   for (const std::string& path : paths) {
     absl::StatusOr<std::vector<std::unique_ptr<seam::Module>>> modules = seam::ParseHloFile(path);
-    if (!modules.ok()) Die(modules.status());
+    if (!modules.ok()) seam::bench::Die(modules.status());
     for (auto& module : *modules) {
       if (absl::StatusOr<bool> changed = pipeline->Run(*module); !changed.ok()) {
-        Die(changed.status());
+        seam::bench::Die(changed.status());
       }
     }
     std::string name = path.substr(path.rfind('/') + 1);
@@ -92,7 +76,7 @@ int main(int argc, char** argv) {
         auto start = std::chrono::steady_clock::now();
         for (auto& module : *modules) {
           absl::StatusOr<seam::fusion::FusionPlan> plan = seam::fusion::PlanModule(*module, options);
-          if (!plan.ok()) Die(plan.status());
+          if (!plan.ok()) seam::bench::Die(plan.status());
           seam::fusion::PlanTotals t = plan->Totals();
           kernels[c] += static_cast<double>(t.MemoryIntensiveKernels());
           bytes[c] += t.cost.dram_bytes();

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "../common/test_names.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "seam/fusion/op_class.h"
@@ -143,13 +144,7 @@ TEST_P(PlanInvariants, EveryStrategyAndDevice) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PlanInvariants, ::testing::ValuesIn(CorpusFiles()),
-                         [](const auto& info) {
-                           std::string name = info.param.substr(0, info.param.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                         [](const auto& info) { return testing::CorpusTestName(info.param); });
 
 }  // namespace
 }  // namespace seam::fusion

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "../common/test_names.h"
 #include "gtest/gtest.h"
 #include "pass_test_util.h"
 #include "seam/passes/registry.h"
@@ -73,11 +74,7 @@ void ExpectPreserves(const std::string& file, const std::string& spec, bool inte
 }
 
 std::string TestName(const std::string& file, const std::string& spec) {
-  std::string name = absl::StrCat(file.substr(0, file.find('.')), "_", spec);
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
+  return TestIdentifier(absl::StrCat(file.substr(0, file.find('.')), "_", spec));
 }
 
 class EveryPass : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};

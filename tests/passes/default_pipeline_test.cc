@@ -1,5 +1,6 @@
 // The default pipeline reaches a fixpoint: running it a second time changes
 // nothing, on every corpus module.
+#include "../common/test_names.h"
 #include "gtest/gtest.h"
 #include "pass_test_util.h"
 
@@ -39,13 +40,7 @@ TEST_P(DefaultPipeline, SecondRunChangesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, DefaultPipeline, ::testing::ValuesIn(AllCorpus()),
-                         [](const auto& info) {
-                           std::string name = info.param.substr(0, info.param.find('.'));
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                         [](const auto& info) { return CorpusTestName(info.param); });
 
 }  // namespace
 }  // namespace seam::testing

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/test_names.h"
 #include "gtest/gtest.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
@@ -66,7 +67,7 @@ void ExpectSameStructure(const Module& a, const Module& b) {
   }
 }
 
-class CorpusRoundTrip : public testing::TestWithParam<std::string> {};
+class CorpusRoundTrip : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusRoundTrip, PrintParsePrintIsAFixpoint) {
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> first = ParseHloFile(GetParam());
@@ -84,15 +85,11 @@ TEST_P(CorpusRoundTrip, PrintParsePrintIsAFixpoint) {
   }
 }
 
-std::string TestName(const testing::TestParamInfo<std::string>& info) {
-  std::string name = std::filesystem::path(info.param).stem().string();
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
+std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
+  return seam::testing::TestIdentifier(std::filesystem::path(info.param).stem().string());
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusRoundTrip, testing::ValuesIn(CorpusFiles()),
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusRoundTrip, ::testing::ValuesIn(CorpusFiles()),
                          TestName);
 
 TEST(CorpusRoundTrip, CorpusHasAllTwentyTwoModules) {

@@ -89,4 +89,20 @@ Layout RowMajorLayout(int rank) {
   return layout;
 }
 
+
+
+bool SameLayouts(const Shape& a, const Shape& b) {
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (a.IsTuple()) {
+    if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
+    for (size_t k = 0; k < a.tuple_shapes().size(); ++k) {
+      if (!SameLayouts(a.tuple_shapes()[k], b.tuple_shapes()[k])) return false;
+    }
+    return true;
+  }
+  if (!a.IsArray() || !b.IsArray()) return true;
+  return a.layout().value_or(RowMajorLayout(a.rank())) ==
+         b.layout().value_or(RowMajorLayout(b.rank()));
+}
+
 }  // namespace seam

@@ -76,4 +76,9 @@ class Shape {
 // The descending layout {rank-1,...,0} (row-major).
 Layout RowMajorLayout(int rank);
 
+// Whether two shapes lay their arrays out alike, element by element of a
+// tuple; a missing layout is row-major. Element types and dimensions are
+// not compared.
+bool SameLayouts(const Shape& a, const Shape& b);
+
 }  // namespace seam

@@ -41,22 +41,6 @@ bool RewriteContext::IsRemoved(const Instruction* i) const {
   return removed_.contains(const_cast<Instruction*>(i));
 }
 
-// Layout-free shapes are row-major; compare shapes with that in mind.
-static bool SameLayouts(const Shape& a, const Shape& b) {
-  if (a.IsTuple() != b.IsTuple()) return false;
-  if (a.IsTuple()) {
-    if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
-    for (size_t k = 0; k < a.tuple_shapes().size(); ++k) {
-      if (!SameLayouts(a.tuple_shapes()[k], b.tuple_shapes()[k])) return false;
-    }
-    return true;
-  }
-  if (!a.IsArray()) return true;
-  Layout la = a.layout().value_or(RowMajorLayout(a.rank()));
-  Layout lb = b.layout().value_or(RowMajorLayout(b.rank()));
-  return la == lb;
-}
-
 bool RewriteContext::Replace(Instruction* old, Instruction* replacement) {
   if (old == replacement || !old->shape().Compatible(replacement->shape())) return false;
   if (!SameLayouts(old->shape(), replacement->shape())) {

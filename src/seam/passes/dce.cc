@@ -2,38 +2,12 @@
 // effects) and computations no instruction calls. Every other pass leaves
 // dead code behind it and relies on this one to sweep it up.
 #include "absl/container/flat_hash_set.h"
+#include "seam/passes/call_graph_util.h"
 #include "seam/passes/hlo_builder.h"
 #include "seam/passes/pass.h"
 
 namespace seam {
 namespace {
-
-// Live instructions: reachable from the root through operands and control
-// predecessors, or side-effecting.
-bool RemoveDeadInstructions(Computation& computation) {
-  absl::flat_hash_set<const Instruction*> live;
-  std::vector<const Instruction*> stack;
-  auto mark = [&](const Instruction* i) {
-    if (live.insert(i).second) stack.push_back(i);
-  };
-  if (computation.root() != nullptr) mark(computation.root());
-  for (const auto& i : computation.instructions()) {
-    if (!IsRemovableWhenDead(*i)) mark(i.get());
-  }
-  while (!stack.empty()) {
-    const Instruction* i = stack.back();
-    stack.pop_back();
-    for (const Instruction* operand : i->operands()) mark(operand);
-    for (const Instruction* predecessor : i->control_predecessors()) mark(predecessor);
-  }
-  absl::flat_hash_set<Instruction*> dead;
-  for (const auto& i : computation.instructions()) {
-    if (!live.contains(i.get())) dead.insert(i.get());
-  }
-  if (dead.empty()) return false;
-  computation.RemoveInstructions(dead);
-  return true;
-}
 
 bool RemoveUncalledComputations(Module& module) {
   absl::flat_hash_set<const Computation*> reachable;

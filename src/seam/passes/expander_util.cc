@@ -5,22 +5,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "seam/passes/call_graph_util.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::expand {
 namespace {
-
-// The dimensions from minor to major as the interpreter reads them: the
-// layout's, or row-major.
-std::vector<int64_t> MinorToMajor(const Shape& shape) {
-  if (shape.layout().has_value() &&
-      shape.layout()->minor_to_major.size() == static_cast<size_t>(shape.rank())) {
-    return shape.layout()->minor_to_major;
-  }
-  std::vector<int64_t> order;
-  for (int d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
-  return order;
-}
 
 std::unique_ptr<Instruction> NewParameter(NameUniquer& names, absl::string_view base, int64_t n,
                                           Shape shape) {
@@ -36,7 +25,7 @@ Instruction* LaidOutAs(HloBuilder& b, Instruction* value, const Shape& want) {
   for (size_t k = 0; k < want.tuple_shapes().size(); ++k) {
     Instruction* element = b.GetTupleElement(value, static_cast<int64_t>(k));
     const Shape& w = want.tuple_shapes()[k];
-    elements.push_back(SameLayout(element->shape(), w) ? element : LaidOutAs(b, element, w));
+    elements.push_back(InterchangeableShapes(element->shape(), w) ? element : LaidOutAs(b, element, w));
   }
   return b.Tuple(std::move(elements));
 }
@@ -80,7 +69,7 @@ void Rewriter::ReplaceWithNew(Instruction* old, Instruction* fresh) {
 }
 
 void Rewriter::ReplaceWithExisting(Instruction* old, Instruction* existing) {
-  if (SameLayout(old->shape(), existing->shape())) {
+  if (InterchangeableShapes(old->shape(), existing->shape())) {
     SEAM_CHECK(old != existing && old->shape().Compatible(existing->shape()));
     old->ReplaceAllUsesWith(existing);
     for (Instruction* predecessor : old->control_predecessors()) {
@@ -186,19 +175,6 @@ Computation* Rewriter::CloneWithParameters(const Computation& source, const Inst
   }
   copy->set_root(map.at(&root));
   return copy;
-}
-
-bool SameLayout(const Shape& a, const Shape& b) {
-  if (a.IsTuple() != b.IsTuple()) return false;
-  if (a.IsTuple()) {
-    if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
-    for (size_t k = 0; k < a.tuple_shapes().size(); ++k) {
-      if (!SameLayout(a.tuple_shapes()[k], b.tuple_shapes()[k])) return false;
-    }
-    return true;
-  }
-  if (a.dtype() != b.dtype() || a.dims() != b.dims()) return false;
-  return a.IsToken() || MinorToMajor(a) == MinorToMajor(b);
 }
 
 bool IsStaticArray(const Shape& shape) {

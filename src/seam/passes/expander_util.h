@@ -67,11 +67,6 @@ class Rewriter {
   absl::flat_hash_map<Computation*, absl::flat_hash_set<Instruction*>> removed_;
 };
 
-// Whether the interpreter reads values of the two shapes from memory alike:
-// same type and dimensions, and the same minor-to-major order (a missing
-// layout is row-major). Tuples compare element by element.
-bool SameLayout(const Shape& a, const Shape& b);
-
 // An array shape with static dimensions (no `<=N`, no `?`) and no tuple or
 // token: what the expanders rewrite.
 bool IsStaticArray(const Shape& shape);

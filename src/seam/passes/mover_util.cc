@@ -99,23 +99,9 @@ bool ConvertsExactly(DType from, DType to) {
   return to_bits - 1 >= magnitude_bits;  // signed target
 }
 
-bool SameLayout(const Shape& a, const Shape& b) {
-  if (a.IsTuple() != b.IsTuple()) return false;
-  if (a.IsTuple()) {
-    if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
-    for (size_t k = 0; k < a.tuple_shapes().size(); ++k) {
-      if (!SameLayout(a.tuple_shapes()[k], b.tuple_shapes()[k])) return false;
-    }
-    return true;
-  }
-  if (!a.IsArray() || !b.IsArray()) return true;
-  return a.layout().value_or(RowMajorLayout(a.rank())) ==
-         b.layout().value_or(RowMajorLayout(b.rank()));
-}
-
 bool CanReplaceWithExisting(const Instruction* old, const Instruction* existing) {
   if (old == existing || !old->shape().Compatible(existing->shape())) return false;
-  if (SameLayout(old->shape(), existing->shape())) return true;
+  if (SameLayouts(old->shape(), existing->shape())) return true;
   if (!old->shape().IsArray()) return false;  // a tuple's layouts reach further
   for (const Instruction* user : old->users()) {
     if (user->opcode() == Opcode::kBitcast) return false;

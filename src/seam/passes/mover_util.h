@@ -46,8 +46,6 @@ int ValueBits(DType t);
 // passes must not move data movement below them.
 bool IsWidening(DType from, DType to);
 
-// Whether two shapes have the same layout, a missing one being row-major.
-bool SameLayout(const Shape& a, const Shape& b);
 // Whether users of `old` may use `existing` instead: compatible shapes, and
 // a layout difference only where no user reads layouts (bitcast).
 bool CanReplaceWithExisting(const Instruction* old, const Instruction* existing);

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "seam/passes/call_graph_util.h"
 #include "seam/passes/expander_util.h"
 #include "seam/passes/pass.h"
 
@@ -29,7 +30,7 @@ int64_t SortedLength(const Instruction& sort) {
 
 // `value` laid out as `want` (a copy when the layouts differ).
 Instruction* LaidOut(HloBuilder& b, Instruction* value, const Shape& want) {
-  if (expand::SameLayout(value->shape(), want)) return value;
+  if (InterchangeableShapes(value->shape(), want)) return value;
   return b.Add(Opcode::kCopy, want, {value});
 }
 
