@@ -248,14 +248,6 @@ absl::StatusOr<Literal> Binary(const Instruction& instruction, const Literal& x,
   });
 }
 
-// Total order on floats: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
-template <typename F>
-auto TotalOrderKey(F f) {
-  using Bits = std::conditional_t<sizeof(F) == 4, int32_t, int64_t>;
-  Bits bits = std::bit_cast<Bits>(f);
-  return bits < 0 ? static_cast<Bits>(bits ^ std::numeric_limits<Bits>::max()) : bits;
-}
-
 template <typename C>
 bool CompareValues(ComparisonDirection d, C a, C b) {
   switch (d) {
@@ -290,7 +282,7 @@ absl::StatusOr<Literal> Compare(const Instruction& instruction, const Literal& x
         }
         dst[i] = (va == vb) == (d == ComparisonDirection::kEq);
       } else if constexpr (kIsFloating<T>) {
-        dst[i] = total_order ? CompareValues(d, TotalOrderKey(va), TotalOrderKey(vb))
+        dst[i] = total_order ? CompareValues(d, scalar::TotalOrderKey(va), scalar::TotalOrderKey(vb))
                              : CompareValues(d, va, vb);
       } else {
         dst[i] = CompareValues(d, va, vb);

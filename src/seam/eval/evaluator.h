@@ -33,12 +33,20 @@ class Evaluator {
   // the operating system. Default: 3/4 of the machine's physical memory.
   void set_memory_limit(int64_t bytes) { memory_limit_ = bytes; }
 
+  // bf16 and f16 reduces with a recognised reducer (add, max...) accumulate
+  // in f32 and round once at the end, as Seam's compiled kernels do; by
+  // default every step rounds, as XLA's CPU backend does. The oracle for
+  // compiled paths sets this.
+  void set_wide_accumulation(bool wide) { wide_accumulation_ = wide; }
+  bool wide_accumulation() const { return wide_accumulation_; }
+
  private:
   struct Schedule;
   const Schedule& ScheduleFor(const Computation& computation);
   absl::Status CheckRoomFor(const Instruction& instruction) const;
   absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
   int64_t memory_limit_;
+  bool wide_accumulation_ = false;
   int64_t live_bytes_ = 0;  // intermediates held by all active Calls
 };
 

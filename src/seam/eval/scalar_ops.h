@@ -9,6 +9,7 @@
 #pragma once
 
 #include <bit>
+#include <cstdint>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -140,6 +141,15 @@ To SaturatingFloatToInt(From x) {
   // max() may round up when converted (e.g. INT64_MAX to double): compare >=.
   if (x >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
   return static_cast<To>(x);
+}
+
+// Total order on floats: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN,
+// as a signed integer key.
+template <typename F>
+auto TotalOrderKey(F f) {
+  using Bits = std::conditional_t<sizeof(F) == 4, int32_t, int64_t>;
+  Bits bits = std::bit_cast<Bits>(f);
+  return bits < 0 ? static_cast<Bits>(bits ^ std::numeric_limits<Bits>::max()) : bits;
 }
 
 }  // namespace seam::scalar

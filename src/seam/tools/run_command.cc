@@ -1,7 +1,10 @@
 // `seam run FILE`: run a module on inputs (.npy/.npz, or random from --seed)
 // and print a summary of every output; --output saves them as .npz.
-// --passes=SPEC runs graph passes first; with --verify the module also runs
-// as written, on the same inputs, and the outputs must agree.
+// --backend=cpu (the default) runs the default pipeline (or --passes=SPEC),
+// plans fusion with --fusion=none|xla|stitch and runs compiled kernels;
+// --backend=interp interprets, after --passes=SPEC when given. With
+// --verify the module also runs as written in the interpreter, on the same
+// inputs, and the outputs must agree.
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +20,7 @@
 #include "seam/eval/npy.h"
 #include "seam/text/parser.h"
 #include "seam/passes/pipeline.h"
+#include "seam/runtime/executable.h"
 #include "seam/tools/commands.h"
 
 namespace seam {
@@ -27,8 +31,10 @@ struct RunOptions {
   std::string inputs;
   std::string output;
   uint64_t seed = 0;
-  std::string backend = "interp";
+  std::string backend = "cpu";
+  std::string fusion = "stitch";
   std::string passes;
+  std::string dump_to;
   bool verify = false;
 };
 
@@ -79,6 +85,8 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   absl::StatusOr<std::unique_ptr<Module>> original = LoadModule(options.file);
   if (!original.ok()) return Fail(original.status());
   Evaluator evaluator;
+  // Compiled kernels accumulate bf16/f16 reductions in f32; so does their oracle.
+  evaluator.set_wide_accumulation(options.backend == "cpu");
   absl::StatusOr<Literal> expected = evaluator.Run(**original, arguments);
   if (!expected.ok()) return FailAt(options.file, expected.status());
   std::vector<NamedResult> want = NameResults(*(*original)->entry(), std::move(*expected));
@@ -101,13 +109,46 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   return 0;
 }
 
+// Plans, compiles and runs the module on the CPU backend, printing what was
+// compiled and what the interpreter runs instead.
+absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& module,
+                                    const std::vector<Literal>& arguments, double& seconds) {
+  runtime::ExecutableOptions executable_options;
+  absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options.fusion);
+  if (!strategy.ok()) return strategy.status();
+  executable_options.plan.strategy = *strategy;
+  executable_options.dump_to = options.dump_to;
+  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
+      runtime::Executable::Compile(module, executable_options);
+  if (!executable.ok()) return executable.status();
+  const runtime::ExecutableStats& stats = (*executable)->stats();
+  fusion::PlanTotals totals = (*executable)->plan().Totals();
+  std::printf("compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
+              "%lld BLAS call(s), %lld alias(es); codegen %.3f s, C++ %.3f s%s\n",
+              static_cast<long long>(stats.compiled_kernels), options.fusion.c_str(),
+              static_cast<long long>(totals.MemoryIntensiveKernels()),
+              static_cast<long long>(stats.blas_calls), static_cast<long long>(stats.aliases),
+              stats.codegen_seconds, stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
+  if (!stats.fallbacks.empty()) {
+    std::printf("interpreted: %zu op(s) or kernel(s) no compiled path covers\n",
+                stats.fallbacks.size());
+    for (const std::string& f : stats.fallbacks) std::printf("  %s\n", f.c_str());
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Literal> result = (*executable)->Run(arguments);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 int Run(const RunOptions& options) {
+  bool compiled = options.backend == "cpu";
+  std::string spec = options.passes.empty() && compiled ? "default" : options.passes;
   std::optional<Pipeline> pipeline;
-  if (!options.passes.empty()) {
-    absl::StatusOr<Pipeline> parsed = Pipeline::Parse(options.passes);
+  if (!spec.empty() && spec != "none") {
+    absl::StatusOr<Pipeline> parsed = Pipeline::Parse(spec);
     if (!parsed.ok()) return Fail(parsed.status());
     pipeline = std::move(*parsed);
-  } else if (options.verify) {
+  } else if (options.verify && !compiled) {
     return Fail(absl::InvalidArgumentError("--verify compares against --passes=SPEC; give both"));
   }
   absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file);
@@ -136,11 +177,19 @@ int Run(const RunOptions& options) {
     if (!still_interpretable.ok()) return Fail(still_interpretable);
   }
 
-  auto start = std::chrono::steady_clock::now();
-  Evaluator evaluator;
-  absl::StatusOr<Literal> result = evaluator.Run(**module, arguments);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!result.ok()) return FailAt(options.file, result.status());
+  absl::StatusOr<Literal> result;
+  double seconds = 0;
+  if (compiled) {
+    absl::StatusOr<Literal> run = RunCompiled(options, **module, arguments, seconds);
+    if (!run.ok()) return FailAt(options.file, run.status());
+    result = std::move(run);
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    Evaluator evaluator;
+    result = evaluator.Run(**module, arguments);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!result.ok()) return FailAt(options.file, result.status());
+  }
   std::vector<NamedResult> results = NameResults(entry, std::move(*result));
   std::printf("%s: %zu output(s) on backend %s in %.3f s\n", (*module)->name().c_str(),
               results.size(), options.backend.c_str(), seconds);
@@ -174,14 +223,22 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                       "parameter name or else in order; default: random inputs from --seed");
   command->add_option("--seed", options->seed, "Seed for random inputs")->default_val(0);
   command->add_option("--output", options->output, "Write the outputs to this .npz file");
-  command->add_option("--backend", options->backend, "Where to run: interp (reference interpreter)")
-      ->check(CLI::IsMember({"interp"}))
-      ->default_val("interp");
+  command->add_option("--backend", options->backend,
+                      "Where to run: cpu (compiled kernels) or interp (reference interpreter)")
+      ->check(CLI::IsMember({"cpu", "interp"}))
+      ->default_val("cpu");
+  command->add_option("--fusion", options->fusion, "cpu: fusion strategy, none, xla or stitch")
+      ->check(CLI::IsMember({"none", "xla", "stitch"}))
+      ->default_val("stitch");
   command->add_option("--passes", options->passes,
-                      "Run these graph passes first (a pipeline spec, or `default`)");
+                      "Run these graph passes first (a pipeline spec, `default`, or `none`); "
+                      "cpu runs `default` unless told otherwise");
+  command->add_option("--dump-to", options->dump_to,
+                      "cpu: write the fusion plan and the generated C++ to this directory");
   command->add_flag("--verify", options->verify,
-                    "Also run the module as written on the same inputs and fail unless the "
-                    "outputs agree (float tolerance: f32 1e-3 relative, bf16 3e-2)");
+                    "Also run the module as written in the interpreter on the same inputs and "
+                    "fail unless the outputs agree (float tolerance: f32 1e-3 relative, bf16 "
+                    "3e-2)");
   return [options]() { return Run(*options); };
 }
 

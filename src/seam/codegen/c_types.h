@@ -1,0 +1,36 @@
+// How element types appear in generated C-like code: the type a buffer
+// stores and the type values are computed in (bf16 and f16 are stored as
+// their 16 bits and computed in float, rounded back after every op, as the
+// interpreter does).
+#pragma once
+
+#include <string>
+
+#include "seam/ir/dtype.h"
+#include "seam/ir/literal.h"
+
+namespace seam::codegen {
+
+// Whether generated kernels handle the type (not complex, not opaque).
+bool IsCodegenType(DType t);
+
+std::string StorageType(DType t);  // e.g. "uint16_t" for bf16, "bool" for pred
+std::string ComputeType(DType t);  // e.g. "float" for bf16
+
+bool IsFloatType(DType t);
+bool IsHalfType(DType t);  // bf16 or f16
+
+// A stored element as a compute value, and back.
+std::string LoadExpr(DType t, const std::string& stored);
+std::string StoreExpr(DType t, const std::string& value);
+// `value` (a compute value of type t) rounded to t's precision: the
+// identity except for bf16 and f16.
+std::string RoundExpr(DType t, const std::string& value);
+
+// A literal of type t holding `value` (NaN and infinities spelled out);
+// exact for every float type.
+std::string FloatLiteral(DType t, double value);
+// Element i of `literal` as a compute-type literal, exact for every type.
+std::string ElementLiteral(const Literal& literal, int64_t i);
+
+}  // namespace seam::codegen

@@ -1,0 +1,293 @@
+#include "seam/codegen/elemental.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "seam/codegen/c_types.h"
+#include "seam/codegen/scalar_expr.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::codegen {
+namespace {
+
+bool IsZero(const std::string& e) { return e == "0" || e == "int64_t(0)"; }
+
+std::string Mul(const std::string& e, int64_t k) {
+  if (k == 0 || IsZero(e)) return "0";
+  if (k == 1) return e;
+  return absl::StrCat("(", e, ") * ", k);
+}
+
+std::string Add(const std::string& a, const std::string& b) {
+  if (IsZero(a)) return b;
+  if (IsZero(b)) return a;
+  return absl::StrCat(a, " + ", b);
+}
+
+std::string MemoKey(const Instruction* v, const Index& index) {
+  return absl::StrCat(reinterpret_cast<uintptr_t>(v), "@", absl::StrJoin(index, ","));
+}
+
+std::string Clamp(const std::string& e, int64_t hi) {
+  return absl::StrCat("std::min<int64_t>(std::max<int64_t>(", e, ", 0), ", hi, ")");
+}
+
+}  // namespace
+
+ElementalEmitter::ElementalEmitter(const KernelIr& ir, MemoryNames names,
+                                   absl::flat_hash_set<const Instruction*> computed,
+                                   std::vector<std::string>* lines, int indent)
+    : ir_(ir),
+      names_(std::move(names)),
+      computed_(std::move(computed)),
+      lines_(lines),
+      indent_(indent, ' ') {}
+
+void ElementalEmitter::Emit(const std::string& line) { lines_->push_back(indent_ + line); }
+
+void ElementalEmitter::Bind(const Instruction* v, const Index& index, const std::string& name) {
+  memo_[MemoKey(v, index)] = name;
+}
+
+std::string ElementalEmitter::Fresh(const std::string& prefix) {
+  return absl::StrCat(prefix, next_++);
+}
+
+std::string ElementalEmitter::IndexVar(const std::string& expr) {
+  if (expr.find_first_of("+-*/%(") == std::string::npos) return expr;  // already simple
+  auto it = memo_.find("#" + expr);
+  if (it != memo_.end()) return it->second;
+  std::string name = Fresh("x");
+  Emit(absl::StrCat("const int64_t ", name, " = ", expr, ";"));
+  memo_["#" + expr] = name;
+  return name;
+}
+
+std::string ElementalEmitter::Linear(const std::vector<int64_t>& dims, const Index& index) {
+  std::string linear = "0";
+  int64_t stride = 1;
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (dims[d] != 1) linear = Add(Mul(index[d], stride), linear);
+    stride *= dims[d];
+  }
+  return linear;
+}
+
+Index ElementalEmitter::Delinearize(const std::vector<int64_t>& dims, const std::string& linear) {
+  Index index(dims.size(), "0");
+  int64_t stride = 1;
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (dims[d] != 1) {
+      std::string q = stride == 1 ? linear : absl::StrCat("(", linear, ") / ", stride);
+      // The outermost non-trivial dimension needs no modulo.
+      bool outermost = true;
+      for (int e = d - 1; e >= 0; --e) outermost &= dims[e] == 1;
+      index[d] = IndexVar(outermost ? q : absl::StrCat("(", q, ") % ", dims[d]));
+    }
+    stride *= dims[d];
+  }
+  return index;
+}
+
+absl::StatusOr<std::string> ElementalEmitter::Value(const Instruction* v, const Index& index) {
+  std::string key = MemoKey(v, index);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  std::string name;
+  if (computed_.contains(v)) {
+    SEAM_ASSIGN_OR_RETURN(name, Compute(v, index));
+  } else {
+    SEAM_ASSIGN_OR_RETURN(name, Load(v, index));
+  }
+  memo_[key] = name;
+  return name;
+}
+
+absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const Index& index) {
+  DType t = v->shape().dtype();
+  std::string name = Fresh("v");
+  if (v->opcode() == Opcode::kConstant && v->literal() != nullptr && !v->literal()->is_elided() &&
+      !v->literal()->is_opaque() && v->literal()->element_count() == 1) {
+    Emit(absl::StrCat("const ", ComputeType(t), " ", name, " = ",
+                      ElementLiteral(*v->literal(), 0), ";"));
+    return name;
+  }
+  auto storage = ir_.storage.find(v);
+  if (storage == ir_.storage.end()) {
+    return absl::InternalError(absl::StrCat("kernel ", ir_.name, " reads '", v->name(),
+                                            "', which it neither computes nor receives"));
+  }
+  std::string linear = Linear(v->shape().dims(), index);
+  std::string element;
+  std::string value;
+  if (storage->second == Storage::kTile) {  // tiles hold compute values
+    value = absl::StrCat(names_.tile(v), "[", linear, " - ", names_.tile_base(v), "]");
+  } else {
+    value = LoadExpr(t, absl::StrCat(names_.buffer(ir_.BufferIndex(v)), "[", linear, "]"));
+  }
+  Emit(absl::StrCat("const ", ComputeType(t), " ", name, " = ", value, ";"));
+  return name;
+}
+
+// Reshape (and row-major bitcast): dimensions equal at the end of both
+// shapes keep their index; the rest goes through the linear index.
+absl::StatusOr<Index> ElementalEmitter::ReshapeIndex(const Instruction* v, const Index& index) {
+  const std::vector<int64_t>& out = v->shape().dims();
+  const std::vector<int64_t>& in = v->operand(0)->shape().dims();
+  size_t common = 0;
+  while (common < out.size() && common < in.size() &&
+         out[out.size() - 1 - common] == in[in.size() - 1 - common]) {
+    ++common;
+  }
+  std::vector<int64_t> out_prefix(out.begin(), out.end() - common);
+  std::vector<int64_t> in_prefix(in.begin(), in.end() - common);
+  Index out_prefix_index(index.begin(), index.begin() + out_prefix.size());
+  Index result = Delinearize(in_prefix, IndexVar(Linear(out_prefix, out_prefix_index)));
+  result.insert(result.end(), index.end() - common, index.end());
+  return result;
+}
+
+absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, const Index& index) {
+  DType t = v->shape().dtype();
+  std::string type = ComputeType(t);
+  std::string name = Fresh("v");
+  auto define = [&](const std::string& expr) {
+    Emit(absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
+    return name;
+  };
+  const Shape& shape = v->shape();
+  switch (v->opcode()) {
+    case Opcode::kBroadcast: {
+      const IntList& dims = v->attrs().dimensions.value_or(IntList{});
+      Index in;
+      for (int64_t d : dims) in.push_back(index[d]);
+      return Value(v->operand(0), in);
+    }
+    case Opcode::kReshape:
+    case Opcode::kBitcast: {
+      SEAM_ASSIGN_OR_RETURN(Index in, ReshapeIndex(v, index));
+      return Value(v->operand(0), in);
+    }
+    case Opcode::kCopy:
+      return Value(v->operand(0), index);
+    case Opcode::kTranspose: {
+      const IntList& permutation = *v->attrs().dimensions;
+      Index in(index.size());
+      for (size_t i = 0; i < permutation.size(); ++i) in[permutation[i]] = index[i];
+      return Value(v->operand(0), in);
+    }
+    case Opcode::kSlice: {
+      const SliceRanges& ranges = *v->attrs().slice;
+      Index in;
+      for (size_t d = 0; d < index.size(); ++d) {
+        in.push_back(IndexVar(Add(Mul(index[d], ranges[d].stride), std::to_string(ranges[d].start))));
+      }
+      return Value(v->operand(0), in);
+    }
+    case Opcode::kReverse: {
+      Index in = index;
+      for (int64_t d : v->attrs().dimensions.value_or(IntList{})) {
+        in[d] = IndexVar(absl::StrCat(shape.dim(static_cast<int>(d)) - 1, " - ", index[d]));
+      }
+      return Value(v->operand(0), in);
+    }
+    case Opcode::kIota: {
+      int64_t d = v->attrs().iota_dimension.value_or(0);
+      return define(absl::StrCat("static_cast<", type, ">(", index[d], ")"));
+    }
+    case Opcode::kDynamicSlice: {
+      const Shape& operand = v->operand(0)->shape();
+      Index in;
+      for (int d = 0; d < shape.rank(); ++d) {
+        SEAM_ASSIGN_OR_RETURN(std::string start, Value(v->operand(1 + d), {}));
+        std::string clamped = IndexVar(Clamp(absl::StrCat("int64_t(", start, ")"),
+                                             operand.dim(d) - shape.dim(d)));
+        in.push_back(IndexVar(Add(clamped, index[d])));
+      }
+      return Value(v->operand(0), in);
+    }
+    case Opcode::kPad: {
+      const Shape& operand = v->operand(0)->shape();
+      const PaddingConfig& padding = *v->attrs().padding;
+      std::vector<std::string> conditions;
+      Index in;
+      for (int d = 0; d < shape.rank(); ++d) {
+        const PadDim& p = padding[d];
+        std::string shifted = IndexVar(absl::StrCat(index[d], " - (", p.low, ")"));
+        int64_t step = p.interior + 1;
+        std::string source = step == 1 ? shifted : IndexVar(absl::StrCat(shifted, " / ", step));
+        conditions.push_back(absl::StrCat("(", shifted, " >= 0 && ", source, " < ",
+                                          operand.dim(d)));
+        if (step != 1) absl::StrAppend(&conditions.back(), " && ", shifted, " % ", step, " == 0");
+        absl::StrAppend(&conditions.back(), ")");
+        in.push_back(IndexVar(Clamp(source, operand.dim(d) - 1)));
+      }
+      SEAM_ASSIGN_OR_RETURN(std::string inside, Value(v->operand(0), in));
+      SEAM_ASSIGN_OR_RETURN(std::string pad, Value(v->operand(1), {}));
+      return define(absl::StrCat("(", absl::StrJoin(conditions, " && "), ") ? ", inside, " : ", pad));
+    }
+    case Opcode::kConcatenate: {
+      int64_t dim = (*v->attrs().dimensions)[0];
+      std::string expr;
+      int64_t offset = 0;
+      std::vector<std::string> pieces;
+      for (int k = 0; k < v->operand_count(); ++k) {
+        const Instruction* part = v->operand(k);
+        int64_t size = part->shape().dim(static_cast<int>(dim));
+        Index in = index;
+        in[dim] = IndexVar(Clamp(absl::StrCat(index[dim], " - ", offset), size - 1));
+        SEAM_ASSIGN_OR_RETURN(std::string value, Value(part, in));
+        offset += size;
+        pieces.push_back(k + 1 == v->operand_count()
+                             ? value
+                             : absl::StrCat(index[dim], " < ", offset, " ? ", value, " : "));
+      }
+      return define(absl::StrJoin(pieces, ""));
+    }
+    case Opcode::kReduce:
+      return absl::InternalError(absl::StrCat("reduce '", v->name(), "' read as a member"));
+    default:
+      break;
+  }
+  if (!IsElementwise(v->opcode())) {
+    return absl::UnimplementedError(absl::StrCat("generated code does not compute '",
+                                                 OpcodeName(v->opcode()), "'"));
+  }
+  std::vector<std::string> args;
+  for (const Instruction* operand : v->operands()) {
+    // Rank-0 operands of shaped ops (clamp bounds, select's predicate) are
+    // the same for every element.
+    Index operand_index = operand->shape().rank() == 0 ? Index{} : index;
+    SEAM_ASSIGN_OR_RETURN(std::string value, Value(operand, operand_index));
+    args.push_back(value);
+  }
+  SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
+  return define(RoundExpr(t, expr));
+}
+
+absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name) {
+  const Computation& fn = **reduce.attrs().to_apply;
+  std::string type = ComputeType(reduce.shape().dtype());
+  absl::flat_hash_set<const Instruction*> computed;
+  for (const auto& i : fn.instructions()) {
+    if (i->opcode() != Opcode::kParameter) computed.insert(i.get());
+  }
+  KernelIr none;
+  std::vector<std::string> body;
+  ElementalEmitter emitter(none, MemoryNames{}, computed, &body, 4);
+  emitter.Bind(fn.parameter(0), {}, "a");
+  emitter.Bind(fn.parameter(1), {}, "b");
+  SEAM_ASSIGN_OR_RETURN(std::string result, emitter.Value(fn.root(), {}));
+  // Half types accumulate in float: no rounding between steps.
+  std::string text = absl::StrJoin(body, "\n");
+  for (const std::string rounding : {"seam_round_bf16", "seam_round_half"}) {
+    for (size_t at; (at = text.find(rounding)) != std::string::npos;) {
+      text.replace(at, rounding.size(), "seam_keep");
+    }
+  }
+  return absl::StrCat("  auto ", name, " = [](", type, " a, ", type, " b) -> ", type, " {\n",
+                      text, body.empty() ? "" : "\n", "    return ", result, ";\n  };\n");
+}
+
+}  // namespace seam::codegen

@@ -1,0 +1,74 @@
+// Elemental code generation: the statements computing one element of an
+// instruction's value at a given index, recursively through its operands.
+// Data movement (broadcast, reshape, transpose, slice, pad, concatenate,
+// reverse, iota, dynamic-slice) becomes index arithmetic, elementwise ops
+// become scalar code (scalar_expr.h), and values held in memory (kernel
+// inputs, outputs and scratch, tile buffers) become loads. Shared by every
+// target: a renderer supplies the loops and asks for values.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "seam/codegen/kernel_ir.h"
+
+namespace seam::codegen {
+
+// An index into an array value: one C++ integer expression per dimension.
+using Index = std::vector<std::string>;
+
+// How a renderer names memory: buffer k of the kernel, and a tile buffer.
+struct MemoryNames {
+  // The pointer expression of buffer k (typed with its storage type).
+  std::function<std::string(int)> buffer;
+  // The tile buffer of a value, and the linear index its tile starts at.
+  std::function<std::string(const Instruction*)> tile;
+  std::function<std::string(const Instruction*)> tile_base;
+};
+
+class ElementalEmitter {
+ public:
+  // Statements are appended to `lines` at `indent`. `computed` are the
+  // instructions this loop body computes; anything else is loaded.
+  ElementalEmitter(const KernelIr& ir, MemoryNames names,
+                   absl::flat_hash_set<const Instruction*> computed, std::vector<std::string>* lines,
+                   int indent);
+
+  // The name of a variable holding `v` at `index` (of v's shape).
+  absl::StatusOr<std::string> Value(const Instruction* v, const Index& index);
+
+  // A fresh integer variable holding `expr`.
+  std::string IndexVar(const std::string& expr);
+  // The row-major linear index of `index` in `dims`.
+  static std::string Linear(const std::vector<int64_t>& dims, const Index& index);
+  // The multi-index of a linear index over `dims`.
+  Index Delinearize(const std::vector<int64_t>& dims, const std::string& linear);
+  // Emits a raw statement.
+  void Emit(const std::string& line);
+  // Makes `name` the value of `v` at `index` (loop-carried or argument values).
+  void Bind(const Instruction* v, const Index& index, const std::string& name);
+
+ private:
+  absl::StatusOr<std::string> Compute(const Instruction* v, const Index& index);
+  absl::StatusOr<std::string> Load(const Instruction* v, const Index& index);
+  absl::StatusOr<Index> ReshapeIndex(const Instruction* v, const Index& index);
+  std::string Fresh(const std::string& prefix);
+
+  const KernelIr& ir_;
+  MemoryNames names_;
+  absl::flat_hash_set<const Instruction*> computed_;
+  std::vector<std::string>* lines_;
+  std::string indent_;
+  absl::flat_hash_map<std::string, std::string> memo_;
+  int next_ = 0;
+};
+
+// The C++ lambda computing a reduce's reducer on two accumulators (compute
+// types; bf16/f16 accumulate in float, unrounded).
+absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name);
+
+}  // namespace seam::codegen

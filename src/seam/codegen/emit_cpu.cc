@@ -1,0 +1,324 @@
+// The CPU rendering of the kernel IR: one C++ function per kernel, one
+// OpenMP parallel region per kernel. A phase is one worksharing loop over
+// tasks (a tile of rows, or a chunk of folded elements); the loop's
+// implicit barrier is the grid barrier between phases. A block is a tile
+// of rows run by one thread; regional values live in that thread's tile
+// buffer (sized rows_per_block rows, so it stays in L1/L2); global ones in
+// scratch buffers. Innermost loops run along rows with `omp simd`.
+#include "seam/codegen/emit_cpu.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "seam/codegen/c_types.h"
+#include "seam/codegen/elemental.h"
+#include "seam/codegen/prelude.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::codegen {
+namespace {
+
+std::string Ind(int n) { return std::string(n, ' '); }
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t Elements(const Instruction* v) { return v->shape().ElementCount().value_or(0); }
+
+// Whether a reducer is a plain sum, which OpenMP may vectorize as one.
+bool IsSumReducer(const Instruction& reduce) {
+  const Computation& fn = **reduce.attrs().to_apply;
+  const Instruction* root = fn.root();
+  return root->opcode() == Opcode::kAdd && root->operand(0)->opcode() == Opcode::kParameter &&
+         root->operand(1)->opcode() == Opcode::kParameter && !IsHalfType(reduce.shape().dtype());
+}
+
+class CpuKernelEmitter {
+ public:
+  explicit CpuKernelEmitter(const KernelIr& ir) : ir_(ir) {}
+
+  absl::StatusOr<std::string> Emit() {
+    Line(0, absl::StrCat("extern \"C\" __attribute__((visibility(\"default\"))) void ", ir_.name,
+                         "(void* const* seam_buffers) {"));
+    for (size_t k = 0; k < ir_.buffers.size(); ++k) {
+      const KernelBuffer& b = ir_.buffers[k];
+      std::string type = StorageType(b.dtype);
+      bool in = b.storage == Storage::kInput;
+      Line(2, absl::StrCat(in ? "const " : "", type, "* __restrict b", k, " = static_cast<",
+                           in ? "const " : "", type, "*>(seam_buffers[", k, "]);"));
+    }
+    for (const Stage& s : ir_.stages) {
+      for (const Instruction* r : s.reductions) {
+        SEAM_ASSIGN_OR_RETURN(std::string lambda, ReducerLambda(*r, ReducerName(r)));
+        text_ += lambda;
+      }
+    }
+    Line(2, "#pragma omp parallel");
+    Line(2, "{");
+    EmitTileBuffers();
+    for (size_t k = 0; k < ir_.stages.size();) {
+      size_t end = k + 1;
+      while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
+      if (ir_.stages[k].kind == LoopKind::kPartialReduce) {
+        SEAM_RETURN_IF_ERROR(EmitPartialReduce(ir_.stages[k]));
+      } else {
+        SEAM_RETURN_IF_ERROR(EmitTilePhase(k, end));
+      }
+      k = end;
+    }
+    Line(2, "}");
+    Line(0, "}");
+    return text_;
+  }
+
+ private:
+  void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
+
+  // Named by position, so the same kernel always reads the same (the cache
+  // key is the source).
+  std::string ReducerName(const Instruction* r) const {
+    int n = 0;
+    for (const Stage& s : ir_.stages) {
+      for (const Instruction* x : s.reductions) {
+        if (x == r) return absl::StrCat("reducer", n);
+        ++n;
+      }
+    }
+    return "reducer";
+  }
+
+  MemoryNames Names() const {
+    MemoryNames names;
+    names.buffer = [](int k) { return absl::StrCat("b", k); };
+    names.tile = [this](const Instruction* v) { return TileName(v); };
+    names.tile_base = [this](const Instruction* v) {
+      const Stage& s = ir_.stages[ir_.tile_stage.at(v)];
+      return absl::StrCat("r0 * ", Elements(v) / std::max<int64_t>(1, s.Rows()));
+    };
+    return names;
+  }
+
+  std::string TileName(const Instruction* v) const {
+    return absl::StrCat("tile_", ir_.tile_stage.at(v), "_",
+                        std::find_if(ir_.stages[ir_.tile_stage.at(v)].roots.begin(),
+                                     ir_.stages[ir_.tile_stage.at(v)].roots.end(),
+                                     [&](auto* r) { return r == v; }) -
+                            ir_.stages[ir_.tile_stage.at(v)].roots.begin());
+  }
+
+  // Per-thread tile buffers: rows_per_block rows of each regional value.
+  void EmitTileBuffers() {
+    for (const Stage& s : ir_.stages) {
+      for (const Instruction* v : s.roots) {
+      if (!ir_.tile_stage.contains(v)) continue;
+      int64_t per_row = Elements(v) / std::max<int64_t>(1, s.Rows());
+      Line(4, absl::StrCat("std::vector<", ComputeType(v->shape().dtype()), "> ", TileName(v), "(",
+                           std::max<int64_t>(1, s.mapping.rows_per_block * per_row), ");"));
+      }
+    }
+  }
+
+  absl::flat_hash_set<const Instruction*> Computed(const Stage& s) const {
+    return absl::flat_hash_set<const Instruction*>(s.members.begin(), s.members.end());
+  }
+
+  // Stores root `v` (computed as `value`) at linear index `linear`.
+  void Store(ElementalEmitter& e, const Instruction* v, const std::string& linear,
+             const std::string& value) {
+    auto storage = ir_.storage.find(v);
+    if (storage == ir_.storage.end() || storage->second == Storage::kInput) return;
+    if (storage->second == Storage::kTile) {
+      e.Emit(absl::StrCat(TileName(v), "[", linear, " - ", Names().tile_base(v), "] = ", value, ";"));
+    } else {
+      e.Emit(absl::StrCat("b", ir_.BufferIndex(v), "[", linear, "] = ",
+                          StoreExpr(v->shape().dtype(), value), ";"));
+    }
+  }
+
+  // The iteration index of element (r, c) of a stage's rows.
+  static Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r,
+                        const std::string& c) {
+    std::vector<int64_t> row(s.dims.begin(), s.dims.begin() + s.row_dims);
+    std::vector<int64_t> col(s.dims.begin() + s.row_dims, s.dims.end());
+    Index index = e.Delinearize(row, r);
+    Index inner = e.Delinearize(col, c);
+    index.insert(index.end(), inner.begin(), inner.end());
+    return index;
+  }
+
+  // Elementwise roots other than the one iterated are computed at the same
+  // linear position, in their own shape.
+  absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
+                                    const std::string& linear) {
+    for (const Instruction* root : s.roots) {
+      if (root->opcode() == Opcode::kReduce) continue;
+      Index at = root->shape().dims() == s.dims ? index : e.Delinearize(root->shape().dims(), linear);
+      SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(root, at));
+      Store(e, root, ElementalEmitter::Linear(root->shape().dims(), at), value);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitTilePhase(size_t begin, size_t end) {
+    const Stage& first = ir_.stages[begin];
+    int64_t rows = first.Rows();
+    int64_t rpb = std::max<int64_t>(1, first.mapping.rows_per_block);
+    int64_t bpr = std::max<int64_t>(1, first.mapping.blocks_per_row);
+    int64_t tasks = CeilDiv(rows, rpb) * bpr;
+    Line(4, "#pragma omp for schedule(static)");
+    Line(4, absl::StrCat("for (int64_t task = 0; task < ", tasks, "; ++task) {"));
+    Line(6, absl::StrCat("const int64_t r0 = (task / ", bpr, ") * ", rpb, ";"));
+    Line(6, absl::StrCat("const int64_t r1 = std::min<int64_t>(", rows, ", r0 + ", rpb, ");"));
+    Line(6, absl::StrCat("const int64_t part = task % ", bpr, ";"));
+    Line(6, "(void)part;");
+    for (size_t k = begin; k < end; ++k) {
+      const Stage& s = ir_.stages[k];
+      if (s.kind == LoopKind::kRowReduce) {
+        SEAM_RETURN_IF_ERROR(EmitRowReduce(s));
+      } else {
+        SEAM_RETURN_IF_ERROR(EmitElementwise(s, bpr));
+      }
+    }
+    Line(4, "}");
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitElementwise(const Stage& s, int64_t bpr) {
+    int64_t length = s.RowLength();
+    int64_t chunk = CeilDiv(length, bpr);
+    Line(6, "for (int64_t r = r0; r < r1; ++r) {");
+    Line(8, absl::StrCat("const int64_t c0 = part * ", chunk, ";"));
+    Line(8, absl::StrCat("const int64_t c1 = std::min<int64_t>(", length, ", c0 + ", chunk, ");"));
+    Line(8, "#pragma omp simd");
+    Line(8, "for (int64_t c = c0; c < c1; ++c) {");
+    std::vector<std::string> body;
+    ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
+    Index index = RowIndex(e, s, "r", "c");
+    SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
+    for (const std::string& line : body) Line(0, line);
+    Line(8, "}");
+    Line(6, "}");
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitRowReduce(const Stage& s) {
+    int64_t length = s.RowLength();
+    Line(6, "for (int64_t r = r0; r < r1; ++r) {");
+    std::vector<std::string> row_scope;
+    ElementalEmitter outer(ir_, Names(), Computed(s), &row_scope, 8);
+    std::vector<std::string> accumulators;
+    for (const Instruction* r : s.reductions) {
+      SEAM_ASSIGN_OR_RETURN(std::string init, outer.Value(r->operand(1), {}));
+      std::string acc = absl::StrCat("acc", accumulators.size());
+      outer.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
+      accumulators.push_back(acc);
+    }
+    for (const std::string& line : row_scope) Line(0, line);
+    std::vector<std::string> sums;
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      if (IsSumReducer(*s.reductions[j])) sums.push_back(accumulators[j]);
+    }
+    bool all_sums = sums.size() == s.reductions.size();
+    Line(8, all_sums ? absl::StrCat("#pragma omp simd reduction(+:", absl::StrJoin(sums, ","), ")")
+                     : "");
+    Line(8, absl::StrCat("for (int64_t c = 0; c < ", length, "; ++c) {"));
+    std::vector<std::string> body;
+    ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
+    Index index = RowIndex(e, s, "r", "c");
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(r->operand(0), index));
+      e.Emit(absl::StrCat(accumulators[j], " = ", ReducerName(r), "(", accumulators[j], ", ", x,
+                          ");"));
+    }
+    SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
+    for (const std::string& line : body) Line(0, line);
+    Line(8, "}");
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      std::vector<std::string> store;
+      ElementalEmitter st(ir_, Names(), {}, &store, 8);
+      Store(st, s.reductions[j], "r", RoundExpr(s.reductions[j]->shape().dtype(), accumulators[j]));
+      for (const std::string& line : store) Line(0, line);
+    }
+    Line(6, "}");
+    return absl::OkStatus();
+  }
+
+  // Folding phase, then combining phase (see LoopKind::kPartialReduce).
+  absl::Status EmitPartialReduce(const Stage& s) {
+    std::vector<int64_t> folded_dims, kept_dims;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      (s.folded[d] ? folded_dims : kept_dims).push_back(s.dims[d]);
+    }
+    int64_t folded = 1, kept = 1;
+    for (int64_t d : folded_dims) folded *= d;
+    for (int64_t d : kept_dims) kept *= d;
+    int64_t chunk = CeilDiv(folded, s.chunks);
+    Line(4, "#pragma omp for schedule(static)");
+    Line(4, absl::StrCat("for (int64_t chunk = 0; chunk < ", s.chunks, "; ++chunk) {"));
+    Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
+    Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
+    std::vector<std::string> parts;
+    for (const Instruction* r : s.reductions) {
+      std::string p = absl::StrCat("part", parts.size());
+      DType t = IsHalfType(r->shape().dtype()) ? DType::kF32 : r->shape().dtype();
+      Line(6, absl::StrCat(StorageType(t), "* ", p, " = b", ir_.PartialsIndex(r), " + chunk * ",
+                           kept, ";"));
+      parts.push_back(p);
+    }
+    Line(6, "for (int64_t q = q0; q < q1; ++q) {");
+    Line(8, "#pragma omp simd");
+    Line(8, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
+    std::vector<std::string> body;
+    ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
+    Index folded_index = e.Delinearize(folded_dims, "q");
+    Index kept_index = e.Delinearize(kept_dims, "p");
+    Index index;
+    for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
+      index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
+    }
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(r->operand(0), index));
+      e.Emit(absl::StrCat(parts[j], "[p] = q == q0 ? ", x, " : ", ReducerName(r), "(", parts[j],
+                          "[p], ", x, ");"));
+    }
+    SEAM_RETURN_IF_ERROR(
+        EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index)));
+    for (const std::string& line : body) Line(0, line);
+    Line(8, "}");
+    Line(6, "}");
+    Line(4, "}");
+    // Combine: the reduce's init, then each non-empty chunk, in order.
+    Line(4, "#pragma omp for schedule(static)");
+    Line(4, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
+    std::vector<std::string> combine;
+    ElementalEmitter c(ir_, Names(), Computed(s), &combine, 6);
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      SEAM_ASSIGN_OR_RETURN(std::string init, c.Value(r->operand(1), {}));
+      std::string acc = absl::StrCat("acc", j);
+      c.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
+      c.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", chunk, " < ", folded,
+                          "; ++chunk) ", acc, " = ", ReducerName(r), "(", acc, ", b",
+                          ir_.PartialsIndex(r), "[chunk * ", kept, " + p]);"));
+      Store(c, r, "p", RoundExpr(r->shape().dtype(), acc));
+    }
+    for (const std::string& line : combine) Line(0, line);
+    Line(4, "}");
+    return absl::OkStatus();
+  }
+
+  const KernelIr& ir_;
+  std::string text_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::string> EmitCpuKernel(const KernelIr& ir) { return CpuKernelEmitter(ir).Emit(); }
+
+std::string CpuSourceFile(const std::vector<std::string>& kernels) {
+  return absl::StrCat(CpuPrelude(), "\n", absl::StrJoin(kernels, "\n"));
+}
+
+}  // namespace seam::codegen

@@ -1,0 +1,91 @@
+// The kernel IR: one stitched kernel, target-neutral, with every decision
+// made (DESIGN.md, "Kernel IR"): the buffers it reads and writes, its
+// stages (one per fusion group: a loop over the group's iteration space
+// computing its members element by element), where every value passed
+// between stages lives, and the phases separated by grid-wide barriers.
+// The CPU and CUDA renderers only render it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "seam/fusion/device_spec.h"
+#include "seam/fusion/fusion_plan.h"
+
+namespace seam::codegen {
+
+// Where a value a stage computes for later readers lives (AStitch's
+// schemes): registers need no entry; regional values live in a per-block
+// tile buffer (shared memory on a GPU, a thread's cache-sized buffer on a
+// CPU) within one phase; global ones in a kernel-private buffer.
+enum class Storage : uint8_t { kInput, kOutput, kTile, kScratch };
+
+enum class LoopKind : uint8_t {
+  // Every element of the dominant's shape, rows x row_length.
+  kElementwise,
+  // Each row of the reduce input folds into one value per reduction.
+  kRowReduce,
+  // Blocks fold chunks of the reduced elements into partial results, one per
+  // kept element; a second phase combines the partials in a fixed order
+  // (column and full reductions, split rows). Deterministic: no atomics.
+  kPartialReduce,
+};
+
+struct Stage {
+  int group = 0;
+  LoopKind kind = LoopKind::kElementwise;
+  // Values the stage writes for others: the group's dominants.
+  std::vector<const Instruction*> roots;
+  // The reduces among the roots (all with one input shape and dimensions).
+  std::vector<const Instruction*> reductions;
+  std::vector<const Instruction*> members;  // post order
+  // The iteration space: the reduce input's dimensions for reductions, the
+  // dominant's otherwise; `row_dims` leading dimensions make the rows.
+  std::vector<int64_t> dims;
+  int row_dims = 0;
+  // kPartialReduce: which dimensions of `dims` are folded, and into how many
+  // chunks of the folded elements.
+  std::vector<bool> folded;
+  int64_t chunks = 1;
+  fusion::ThreadMapping mapping;
+  int phase = 0;  // kPartialReduce takes two: folding and combining
+
+  int64_t Rows() const;
+  int64_t RowLength() const;
+};
+
+struct KernelBuffer {
+  const Instruction* value = nullptr;  // null for partial results
+  Storage storage = Storage::kInput;
+  DType dtype = DType::kF32;
+  int64_t elements = 0;
+  // kScratch partial results: the reduction they belong to.
+  const Instruction* partials_of = nullptr;
+};
+
+struct KernelIr {
+  std::string name;
+  // The compiled function's buffer arguments, in order: inputs, outputs,
+  // scratch. Tile buffers are the kernel's own.
+  std::vector<KernelBuffer> buffers;
+  std::vector<Stage> stages;
+  int phases = 0;
+  // Every value read from memory inside the kernel, and where.
+  absl::flat_hash_map<const Instruction*, Storage> storage;
+  // For tile values: the stage (and so phase) writing them.
+  absl::flat_hash_map<const Instruction*, int> tile_stage;
+
+  int BufferIndex(const Instruction* value) const;
+  int PartialsIndex(const Instruction* reduction) const;
+};
+
+// Lowers a planned kernel. Unimplemented when the kernel holds what
+// generated code does not compute (complex types, variadic reduces...): the
+// executor then runs its ops one by one in the interpreter, and says so.
+absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec& device,
+                                     std::string name);
+
+}  // namespace seam::codegen

@@ -1,0 +1,231 @@
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "seam/codegen/c_types.h"
+#include "seam/codegen/kernel_ir.h"
+#include "seam/fusion/op_class.h"
+#include "seam/fusion/row_space.h"
+
+namespace seam::codegen {
+namespace {
+
+using fusion::ClassifyOp;
+using fusion::OpClass;
+
+absl::Status Unsupported(const Instruction& i, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("'", i.name(), "' (", OpcodeName(i.opcode()),
+                                               "): ", why));
+}
+
+bool AllCodegenTypes(const Instruction& i) {
+  if (!i.shape().IsArray() || !IsCodegenType(i.shape().dtype())) return false;
+  for (const Instruction* o : i.operands()) {
+    if (!o->shape().IsArray() || !IsCodegenType(o->shape().dtype())) return false;
+  }
+  return true;
+}
+
+// Whether the reducer is a computation of two scalars of generated-code
+// types: its body becomes a C++ lambda.
+bool SimpleReducer(const Instruction& reduce) {
+  const Computation* fn = reduce.attrs().to_apply.value_or(nullptr);
+  if (fn == nullptr || fn->parameter_count() != 2) return false;
+  for (const auto& i : fn->instructions()) {
+    if (!i->shape().IsArray() || i->shape().rank() != 0) return false;
+    if (i->opcode() != Opcode::kParameter && i->opcode() != Opcode::kConstant &&
+        !IsElementwise(i->opcode())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status CheckSupported(const fusion::Kernel& kernel) {
+  for (const Instruction* i : kernel.instructions) {
+    if (!AllCodegenTypes(*i)) return Unsupported(*i, "element type generated code does not handle");
+    switch (i->opcode()) {
+      case Opcode::kMap:
+      case Opcode::kReducePrecision:
+      case Opcode::kStochasticConvert:
+      case Opcode::kRng:
+      case Opcode::kRngBitGenerator:
+        return Unsupported(*i, "op generated code does not compute");
+      case Opcode::kReduce:
+        if (i->operand_count() != 2 || !SimpleReducer(*i)) {
+          return Unsupported(*i, "only single-output reduces with scalar reducers are generated");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<const Instruction*> Roots(const fusion::Group& g) {
+  std::vector<const Instruction*> roots{g.dominant};
+  roots.insert(roots.end(), g.sub_dominants.begin(), g.sub_dominants.end());
+  return roots;
+}
+
+Stage MakeStage(const fusion::Group& g) {
+  Stage s;
+  s.group = g.id;
+  s.roots = Roots(g);
+  s.members = g.members;
+  s.mapping = g.mapping;
+  for (const Instruction* r : s.roots) {
+    if (r->opcode() == Opcode::kReduce) s.reductions.push_back(r);
+  }
+  const Instruction* d = g.dominant;
+  OpClass c = ClassifyOp(*d);
+  if (fusion::IsReduction(c)) {
+    s.dims = d->operand(0)->shape().dims();
+    bool row = c == OpClass::kRowReduction && g.mapping.kind == fusion::MappingKind::kRow &&
+               g.mapping.blocks_per_row == 1;
+    if (row) {
+      s.kind = LoopKind::kRowReduce;
+      s.row_dims = fusion::SplitFor(d->operand(0)->shape(), g.mapping.rows).value_or(0);
+    } else {
+      s.kind = LoopKind::kPartialReduce;
+      s.folded.assign(s.dims.size(), false);
+      for (int64_t dim : d->attrs().dimensions.value_or(IntList{})) s.folded[dim] = true;
+      s.chunks = std::max<int64_t>(1, g.mapping.blocks_per_row);
+    }
+  } else {
+    s.kind = LoopKind::kElementwise;
+    s.dims = d->shape().dims();
+    std::optional<int> split = fusion::SplitFor(d->shape(), g.mapping.rows);
+    s.row_dims = split.value_or(std::max(0, d->shape().rank() - 1));
+  }
+  return s;
+}
+
+bool SameTiling(const Stage& a, const Stage& b) {
+  return a.mapping.kind == b.mapping.kind && a.Rows() == b.Rows() &&
+         a.mapping.rows_per_block == b.mapping.rows_per_block &&
+         a.mapping.blocks_per_row == b.mapping.blocks_per_row;
+}
+
+// Phases: a stage shares its predecessor's tile loop when it iterates the
+// same tiles and everything it reads from that phase is regional.
+void AssignPhases(const fusion::Kernel& kernel, KernelIr& ir) {
+  absl::flat_hash_map<const Instruction*, int> stage_of_root;
+  int phase = -1;
+  int phase_start = 0;
+  for (size_t k = 0; k < ir.stages.size(); ++k) {
+    Stage& s = ir.stages[k];
+    // Split rows share no tile loop: a task holds part of a row only.
+    bool joins = phase >= 0 && s.kind != LoopKind::kPartialReduce &&
+                 ir.stages[phase_start].kind != LoopKind::kPartialReduce &&
+                 s.mapping.blocks_per_row == 1 && SameTiling(ir.stages[phase_start], s);
+    if (joins) {
+      absl::flat_hash_set<const Instruction*> members(s.members.begin(), s.members.end());
+      for (const fusion::Edge& e : kernel.edges) {
+        if (!members.contains(e.consumer)) continue;
+        auto producer = stage_of_root.find(e.producer);
+        if (producer == stage_of_root.end() || producer->second == static_cast<int>(k)) continue;
+        if (producer->second >= phase_start && e.scheme != fusion::Scheme::kRegional) joins = false;
+      }
+    }
+    if (!joins) {
+      phase = ir.phases;
+      phase_start = static_cast<int>(k);
+      ir.phases += s.kind == LoopKind::kPartialReduce ? 2 : 1;
+    }
+    s.phase = phase;
+    for (const Instruction* r : s.roots) stage_of_root[r] = static_cast<int>(k);
+  }
+}
+
+// Where each value read or written lives, and the buffer list.
+void AssignStorage(const fusion::Kernel& kernel, KernelIr& ir) {
+  for (const Instruction* in : kernel.inputs) {
+    ir.storage[in] = Storage::kInput;
+    ir.buffers.push_back({in, Storage::kInput, in->shape().dtype(),
+                          in->shape().ElementCount().value_or(0), nullptr});
+  }
+  absl::flat_hash_set<const Instruction*> outputs(kernel.outputs.begin(), kernel.outputs.end());
+  for (const Instruction* out : kernel.outputs) {
+    ir.storage[out] = Storage::kOutput;
+    ir.buffers.push_back({out, Storage::kOutput, out->shape().dtype(),
+                          out->shape().ElementCount().value_or(0), nullptr});
+  }
+  for (size_t k = 0; k < ir.stages.size(); ++k) {
+    const Stage& s = ir.stages[k];
+    for (const Instruction* root : s.roots) {
+      if (outputs.contains(root)) continue;
+      bool read_elsewhere = false, same_phase_only = s.kind != LoopKind::kPartialReduce;
+      for (size_t j = k + 1; j < ir.stages.size(); ++j) {
+        const Stage& reader = ir.stages[j];
+        bool reads = std::any_of(reader.members.begin(), reader.members.end(), [&](auto* m) {
+          return std::find(m->operands().begin(), m->operands().end(), root) != m->operands().end();
+        });
+        if (!reads) continue;
+        read_elsewhere = true;
+        same_phase_only &= reader.phase == s.phase;
+      }
+      if (!read_elsewhere) continue;
+      if (same_phase_only) {
+        ir.storage[root] = Storage::kTile;
+        ir.tile_stage[root] = static_cast<int>(k);
+      } else {
+        ir.storage[root] = Storage::kScratch;
+        ir.buffers.push_back({root, Storage::kScratch, root->shape().dtype(),
+                              root->shape().ElementCount().value_or(0), nullptr});
+      }
+    }
+  }
+  for (const Stage& s : ir.stages) {
+    if (s.kind != LoopKind::kPartialReduce) continue;
+    for (const Instruction* r : s.reductions) {
+      int64_t kept = r->shape().ElementCount().value_or(1);
+      // Partials hold compute values: float for bf16 and f16.
+      DType t = IsHalfType(r->shape().dtype()) ? DType::kF32 : r->shape().dtype();
+      ir.buffers.push_back({nullptr, Storage::kScratch, t, kept * s.chunks, r});
+    }
+  }
+}
+
+}  // namespace
+
+int64_t Stage::Rows() const {
+  int64_t rows = 1;
+  for (int d = 0; d < row_dims; ++d) rows *= dims[d];
+  return rows;
+}
+
+int64_t Stage::RowLength() const {
+  int64_t n = 1;
+  for (size_t d = row_dims; d < dims.size(); ++d) n *= dims[d];
+  return n;
+}
+
+int KernelIr::BufferIndex(const Instruction* value) const {
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    if (buffers[k].value == value) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+int KernelIr::PartialsIndex(const Instruction* reduction) const {
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    if (buffers[k].partials_of == reduction) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec&,
+                                     std::string name) {
+  absl::Status supported = CheckSupported(kernel);
+  if (!supported.ok()) return supported;
+  KernelIr ir;
+  ir.name = std::move(name);
+  for (const fusion::Group& g : kernel.groups) ir.stages.push_back(MakeStage(g));
+  AssignPhases(kernel, ir);
+  AssignStorage(kernel, ir);
+  return ir;
+}
+
+}  // namespace seam::codegen

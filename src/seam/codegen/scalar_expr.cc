@@ -1,0 +1,185 @@
+#include "seam/codegen/scalar_expr.h"
+
+#include "absl/strings/str_cat.h"
+#include "seam/codegen/c_types.h"
+
+namespace seam::codegen {
+namespace {
+
+absl::Status Unsupported(const Instruction& op) {
+  return absl::UnimplementedError(absl::StrCat("generated code does not compute '",
+                                               OpcodeName(op.opcode()), "' on ",
+                                               DTypeName(op.operand(0)->shape().dtype())));
+}
+
+std::string Call(const std::string& fn, const std::vector<std::string>& args) {
+  std::string s = fn + "(";
+  for (size_t k = 0; k < args.size(); ++k) absl::StrAppend(&s, k ? ", " : "", args[k]);
+  return s + ")";
+}
+
+absl::StatusOr<std::string> FloatUnary(const Instruction& op, const std::string& a, DType t) {
+  std::string T = ComputeType(t);
+  switch (op.opcode()) {
+    case Opcode::kAbs: return Call("std::abs", {a});
+    case Opcode::kNegate: return absl::StrCat("(-", a, ")");
+    case Opcode::kSign: return Call("seam::scalar::Sign", {a});
+    case Opcode::kCeil: return Call("std::ceil", {a});
+    case Opcode::kFloor: return Call("std::floor", {a});
+    case Opcode::kRoundNearestAfz: return Call("std::round", {a});
+    case Opcode::kRoundNearestEven: return Call("std::nearbyint", {a});
+    case Opcode::kExp: return Call("std::exp", {a});
+    case Opcode::kExpm1: return Call("std::expm1", {a});
+    case Opcode::kLog: return Call("std::log", {a});
+    case Opcode::kLog1p: return Call("std::log1p", {a});
+    case Opcode::kLogistic: return Call("seam::scalar::Logistic", {a});
+    case Opcode::kSqrt: return Call("std::sqrt", {a});
+    case Opcode::kRsqrt: return absl::StrCat("(", T, "(1) / std::sqrt(", a, "))");
+    case Opcode::kCbrt: return Call("std::cbrt", {a});
+    case Opcode::kTanh: return Call("std::tanh", {a});
+    case Opcode::kSin: return Call("std::sin", {a});
+    case Opcode::kCos: return Call("std::cos", {a});
+    case Opcode::kTan: return Call("std::tan", {a});
+    case Opcode::kErf: return Call("std::erf", {a});
+    case Opcode::kReal: return a;
+    case Opcode::kImag: return absl::StrCat(T, "(0)");
+    case Opcode::kIsFinite: return Call("std::isfinite", {a});
+    default: return Unsupported(op);
+  }
+}
+
+absl::StatusOr<std::string> IntUnary(const Instruction& op, const std::string& a, DType t) {
+  std::string T = ComputeType(t);
+  if (t == DType::kPred) {
+    if (op.opcode() == Opcode::kNot) return absl::StrCat("(!", a, ")");
+    return Unsupported(op);
+  }
+  switch (op.opcode()) {
+    case Opcode::kAbs: return absl::StrCat("(", a, " < 0 ? seam::scalar::WrapNeg(", a, ") : ", a, ")");
+    case Opcode::kNegate: return Call("seam::scalar::WrapNeg", {a});
+    case Opcode::kSign: return Call("seam::scalar::Sign", {a});
+    case Opcode::kNot: return absl::StrCat(T, "(~", a, ")");
+    case Opcode::kPopcnt: return absl::StrCat(T, "(seam::scalar::PopCount(", a, "))");
+    case Opcode::kClz: return absl::StrCat(T, "(seam::scalar::CountLeadingZeros(", a, "))");
+    default: return Unsupported(op);
+  }
+}
+
+absl::StatusOr<std::string> FloatBinary(const Instruction& op, const std::string& a,
+                                        const std::string& b) {
+  switch (op.opcode()) {
+    case Opcode::kAdd: return absl::StrCat("(", a, " + ", b, ")");
+    case Opcode::kSubtract: return absl::StrCat("(", a, " - ", b, ")");
+    case Opcode::kMultiply: return absl::StrCat("(", a, " * ", b, ")");
+    case Opcode::kDivide: return absl::StrCat("(", a, " / ", b, ")");
+    case Opcode::kRemainder: return Call("std::fmod", {a, b});
+    case Opcode::kMaximum: return Call("seam::scalar::FloatMax", {a, b});
+    case Opcode::kMinimum: return Call("seam::scalar::FloatMin", {a, b});
+    case Opcode::kPower: return Call("std::pow", {a, b});
+    case Opcode::kAtan2: return Call("std::atan2", {a, b});
+    default: return Unsupported(op);
+  }
+}
+
+absl::StatusOr<std::string> IntBinary(const Instruction& op, const std::string& a,
+                                      const std::string& b, DType t) {
+  std::string T = ComputeType(t);
+  if (t == DType::kPred) {
+    switch (op.opcode()) {
+      case Opcode::kAnd:
+      case Opcode::kMinimum:
+      case Opcode::kMultiply: return absl::StrCat("(", a, " && ", b, ")");
+      case Opcode::kOr:
+      case Opcode::kMaximum:
+      case Opcode::kAdd: return absl::StrCat("(", a, " || ", b, ")");
+      case Opcode::kXor:
+      case Opcode::kSubtract: return absl::StrCat("(", a, " != ", b, ")");
+      default: return Unsupported(op);
+    }
+  }
+  switch (op.opcode()) {
+    case Opcode::kAdd: return Call("seam::scalar::WrapAdd", {a, b});
+    case Opcode::kSubtract: return Call("seam::scalar::WrapSub", {a, b});
+    case Opcode::kMultiply: return Call("seam::scalar::WrapMul", {a, b});
+    case Opcode::kDivide: return Call("seam::scalar::IntDivide", {a, b});
+    case Opcode::kRemainder: return Call("seam::scalar::IntRemainder", {a, b});
+    case Opcode::kMaximum: return absl::StrCat("(", a, " > ", b, " ? ", a, " : ", b, ")");
+    case Opcode::kMinimum: return absl::StrCat("(", a, " < ", b, " ? ", a, " : ", b, ")");
+    case Opcode::kPower: return Call("seam::scalar::IntPower", {a, b});
+    case Opcode::kAnd: return absl::StrCat(T, "(", a, " & ", b, ")");
+    case Opcode::kOr: return absl::StrCat(T, "(", a, " | ", b, ")");
+    case Opcode::kXor: return absl::StrCat(T, "(", a, " ^ ", b, ")");
+    case Opcode::kShiftLeft: return Call("seam::scalar::ShiftLeft", {a, b});
+    case Opcode::kShiftRightLogical: return Call("seam::scalar::ShiftRightLogical", {a, b});
+    case Opcode::kShiftRightArithmetic: return Call("seam::scalar::ShiftRightArithmetic", {a, b});
+    default: return Unsupported(op);
+  }
+}
+
+std::string CompareOperator(ComparisonDirection d) {
+  switch (d) {
+    case ComparisonDirection::kEq: return "==";
+    case ComparisonDirection::kNe: return "!=";
+    case ComparisonDirection::kGe: return ">=";
+    case ComparisonDirection::kGt: return ">";
+    case ComparisonDirection::kLe: return "<=";
+    case ComparisonDirection::kLt: return "<";
+  }
+  return "==";
+}
+
+absl::StatusOr<std::string> Compare(const Instruction& op, const std::string& a,
+                                    const std::string& b) {
+  std::string cmp = CompareOperator(*op.attrs().direction);
+  bool total = op.attrs().type.has_value() && op.attrs().type->text == "TOTALORDER" &&
+               IsFloatType(op.operand(0)->shape().dtype());
+  if (total) {
+    return absl::StrCat("(seam::scalar::TotalOrderKey(", a, ") ", cmp, " seam::scalar::TotalOrderKey(", b, "))");
+  }
+  return absl::StrCat("(", a, " ", cmp, " ", b, ")");
+}
+
+// convert, as eval/convert.cc defines it.
+std::string Convert(DType from, DType to, const std::string& a) {
+  if (to == DType::kPred) return absl::StrCat("(", a, " != 0)");
+  if (IsFloatType(from) && !IsFloatType(to)) {
+    return absl::StrCat("seam::scalar::SaturatingFloatToInt<", ComputeType(to), ">(", a, ")");
+  }
+  return absl::StrCat("static_cast<", ComputeType(to), ">(", a, ")");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ScalarExpr(const Instruction& op, const std::vector<std::string>& args) {
+  DType in = op.operand(0)->shape().dtype();
+  DType out = op.shape().dtype();
+  if (!IsCodegenType(in) || !IsCodegenType(out)) return Unsupported(op);
+  switch (op.opcode()) {
+    case Opcode::kConvert: return Convert(in, out, args[0]);
+    case Opcode::kBitcastConvert:
+      if (DTypeByteSize(in) != DTypeByteSize(out) || in == DType::kPred || out == DType::kPred) {
+        return Unsupported(op);
+      }
+      return LoadExpr(out, absl::StrCat("std::bit_cast<", StorageType(out), ">(",
+                                        StoreExpr(in, args[0]), ")"));
+    case Opcode::kCompare: return Compare(op, args[0], args[1]);
+    case Opcode::kSelect: return absl::StrCat("(", args[0], " ? ", args[1], " : ", args[2], ")");
+    case Opcode::kClamp:
+      if (IsFloatType(out)) {
+        return absl::StrCat("seam::scalar::FloatMin(seam::scalar::FloatMax(", args[1], ", ",
+                            args[0], "), ", args[2], ")");
+      }
+      return absl::StrCat("std::min(std::max(", args[1], ", ", args[0], "), ", args[2], ")");
+    case Opcode::kCopy: return args[0];
+    default: break;
+  }
+  if (op.operand_count() == 1) {
+    return IsFloatType(in) ? FloatUnary(op, args[0], in) : IntUnary(op, args[0], in);
+  }
+  if (op.operand_count() == 2) {
+    return IsFloatType(in) ? FloatBinary(op, args[0], args[1]) : IntBinary(op, args[0], args[1], in);
+  }
+  return Unsupported(op);
+}
+
+}  // namespace seam::codegen

@@ -1,0 +1,353 @@
+#include "seam/runtime/executable.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <queue>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "seam/codegen/emit_cpu.h"
+#include "seam/eval/ops.h"
+#include "seam/fusion/op_class.h"
+#include "seam/fusion/plan_printer.h"
+#include "seam/runtime/blas_dot.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::runtime {
+
+using KernelFunction = void (*)(void* const*);
+
+struct Executable::Step {
+  enum class Kind { kKernel, kInterpretKernel, kAlias, kInstruction };
+  Kind kind = Kind::kInstruction;
+  const fusion::Kernel* kernel = nullptr;
+  const codegen::KernelIr* ir = nullptr;
+  std::string symbol;
+  KernelFunction function = nullptr;
+  const Instruction* instruction = nullptr;
+  std::vector<const Instruction*> reads;   // values it needs
+  std::vector<const Instruction*> writes;  // values it produces
+  int position = 0;                        // post-order position, for a stable schedule
+};
+
+struct Executable::Program {
+  const Computation* computation = nullptr;
+  std::vector<Step> steps;
+  absl::flat_hash_map<const Instruction*, int> readers;  // steps reading each value
+};
+
+namespace {
+
+using Values = absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>;
+
+bool RunsNatively(const Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return true;
+    case Opcode::kDot:
+      return BlasHandles(i);
+    default:
+      return false;
+  }
+}
+
+// Orders steps so each runs after the producers of what it reads; among
+// ready steps, the earliest in the computation's post order first.
+std::vector<Executable::Step> Schedule(std::vector<Executable::Step> steps) {
+  absl::flat_hash_map<const Instruction*, int> producer;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    for (const Instruction* w : steps[k].writes) producer[w] = static_cast<int>(k);
+  }
+  std::vector<std::vector<int>> next(steps.size());
+  std::vector<int> waiting(steps.size(), 0);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    absl::flat_hash_set<int> from;
+    for (const Instruction* r : steps[k].reads) {
+      auto it = producer.find(r);
+      if (it != producer.end() && it->second != static_cast<int>(k)) from.insert(it->second);
+    }
+    for (int f : from) {
+      next[f].push_back(static_cast<int>(k));
+      ++waiting[k];
+    }
+  }
+  using Entry = std::pair<int, int>;  // position, step
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    if (waiting[k] == 0) ready.push({steps[k].position, static_cast<int>(k)});
+  }
+  std::vector<Executable::Step> order;
+  while (!ready.empty()) {
+    int k = ready.top().second;
+    ready.pop();
+    order.push_back(steps[k]);
+    for (int n : next[k]) {
+      if (--waiting[n] == 0) ready.push({steps[n].position, n});
+    }
+  }
+  return order;
+}
+
+absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan, const std::string& source) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
+  std::ofstream(dir + "/plan.txt") << fusion::PlanToText(plan);
+  std::ofstream(dir + "/kernels.cc") << source;
+  return absl::OkStatus();
+}
+
+std::string Describe(const Instruction& i, absl::string_view why) {
+  return absl::StrCat(i.name(), " (", OpcodeName(i.opcode()), "): ", why);
+}
+
+}  // namespace
+
+Executable::~Executable() = default;
+
+absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module,
+                                                                const ExecutableOptions& options) {
+  std::unique_ptr<Executable> executable(new Executable());
+  SEAM_RETURN_IF_ERROR(executable->Build(module, options));
+  return executable;
+}
+
+absl::Status Executable::Build(const Module& module, const ExecutableOptions& options) {
+  module_ = &module;
+  evaluator_.set_wide_accumulation(true);  // as the kernels accumulate
+  auto start = std::chrono::steady_clock::now();
+  SEAM_ASSIGN_OR_RETURN(plan_, fusion::PlanModule(module, options.plan));
+  std::vector<std::string> sources;
+  for (size_t c = 0; c < plan_.computations.size(); ++c) {
+    const fusion::ComputationPlan& cp = plan_.computations[c];
+    auto program = std::make_unique<Program>();
+    program->computation = cp.computation;
+    absl::flat_hash_map<const Instruction*, int> position;
+    absl::flat_hash_set<const Instruction*> in_kernels;
+    for (const Instruction* i : cp.computation->MakePostOrder()) {
+      position[i] = static_cast<int>(position.size());
+    }
+    for (const fusion::Kernel& k : cp.kernels) {
+      Step step;
+      step.kernel = &k;
+      // Every value from outside, scalar constants included (the compiled
+      // kernel inlines those, the interpreter reads them).
+      absl::flat_hash_set<const Instruction*> members(k.instructions.begin(), k.instructions.end());
+      for (const Instruction* m : k.instructions) {
+        for (const Instruction* o : m->operands()) {
+          if (!members.contains(o) &&
+              std::find(step.reads.begin(), step.reads.end(), o) == step.reads.end()) {
+            step.reads.push_back(o);
+          }
+        }
+      }
+      step.writes = k.outputs;
+      step.position = position[k.instructions.back()];
+      for (const Instruction* i : k.instructions) in_kernels.insert(i);
+      if (k.alias_only) {
+        step.kind = Step::Kind::kAlias;
+        ++stats_.aliases;
+      } else {
+        std::string symbol = absl::StrCat("seam_c", c, "_k", k.id);
+        absl::StatusOr<codegen::KernelIr> ir = codegen::LowerKernel(k, options.plan.device, symbol);
+        absl::StatusOr<std::string> source =
+            ir.ok() ? codegen::EmitCpuKernel(*ir) : absl::StatusOr<std::string>(ir.status());
+        if (source.ok()) {
+          step.kind = Step::Kind::kKernel;
+          irs_.push_back(std::make_unique<codegen::KernelIr>(std::move(*ir)));
+          step.ir = irs_.back().get();
+          step.symbol = symbol;
+          sources.push_back(std::move(*source));
+          ++stats_.compiled_kernels;
+        } else {
+          step.kind = Step::Kind::kInterpretKernel;
+          stats_.fallbacks.push_back(absl::StrCat(k.Name(), " interpreted: ", source.status().message()));
+        }
+      }
+      program->steps.push_back(std::move(step));
+    }
+    for (const Instruction* i : cp.computation->MakePostOrder()) {
+      if (in_kernels.contains(i)) continue;
+      Step step;
+      step.instruction = i;
+      step.reads.assign(i->operands().begin(), i->operands().end());
+      step.reads.insert(step.reads.end(), i->control_predecessors().begin(),
+                        i->control_predecessors().end());
+      step.writes = {i};
+      step.position = position[i];
+      if (i->opcode() == Opcode::kDot && BlasHandles(*i)) ++stats_.blas_calls;
+      if (!RunsNatively(*i)) stats_.fallbacks.push_back(Describe(*i, "interpreter"));
+      program->steps.push_back(std::move(step));
+    }
+    program->steps = Schedule(std::move(program->steps));
+    for (const Step& s : program->steps) {
+      for (const Instruction* r : s.reads) ++program->readers[r];
+    }
+    programs_[cp.computation] = std::move(program);
+  }
+  std::string source = codegen::CpuSourceFile(sources);
+  stats_.codegen_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!options.dump_to.empty()) SEAM_RETURN_IF_ERROR(Dump(options.dump_to, plan_, source));
+  if (sources.empty()) return absl::OkStatus();
+  SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(source));
+  object_ = compiled.object;
+  stats_.compile_seconds = compiled.seconds;
+  stats_.cache_hit = compiled.cache_hit;
+  stats_.shared_object = compiled.path;
+  for (auto& [computation, program] : programs_) {
+    for (Step& s : program->steps) {
+      if (s.kind != Step::Kind::kKernel) continue;
+      SEAM_ASSIGN_OR_RETURN(void* address, object_->Symbol(s.symbol));
+      s.function = reinterpret_cast<KernelFunction>(address);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
+  SEAM_RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
+  std::vector<const Literal*> pointers;
+  for (const Literal& a : arguments) pointers.push_back(&a);
+  return RunProgram(*programs_.at(module_->entry()), pointers);
+}
+
+absl::Status Executable::RunKernel(const Step& step, Values& values) {
+  const codegen::KernelIr& ir = *step.ir;
+  std::vector<void*> buffers;
+  std::vector<std::unique_ptr<uint8_t[]>> scratch;
+  for (const codegen::KernelBuffer& b : ir.buffers) {
+    switch (b.storage) {
+      case codegen::Storage::kInput: {
+        auto it = values.find(b.value);
+        if (it == values.end()) {
+          return absl::InternalError(absl::StrCat(ir.name, ": input ", b.value->name(), " missing"));
+        }
+        buffers.push_back(it->second->mutable_bytes().data());
+        break;
+      }
+      case codegen::Storage::kOutput: {
+        auto out = std::make_shared<Literal>(b.value->shape());
+        buffers.push_back(out->mutable_bytes().data());
+        values[b.value] = std::move(out);
+        break;
+      }
+      default: {
+        int64_t bytes = std::max<int64_t>(1, b.elements * std::max(1, DTypeByteSize(b.dtype)));
+        scratch.emplace_back(new uint8_t[static_cast<size_t>(bytes)]);
+        buffers.push_back(scratch.back().get());
+        break;
+      }
+    }
+  }
+  step.function(buffers.data());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
+                                                   absl::Span<const Literal* const> operands,
+                                                   absl::Span<const Literal* const> arguments) {
+  switch (i.opcode()) {
+    case Opcode::kParameter:
+      return *arguments[i.parameter_number()];
+    case Opcode::kWhile: {
+      Literal state = *operands[0];
+      const Program& condition = *programs_.at(*i.attrs().condition);
+      const Program& body = *programs_.at(*i.attrs().body);
+      while (true) {
+        const Literal* args[] = {&state};
+        SEAM_ASSIGN_OR_RETURN(Literal go, RunProgram(condition, args));
+        if (go.GetBits(0) == 0) return state;
+        SEAM_ASSIGN_OR_RETURN(state, RunProgram(body, args));
+      }
+    }
+    case Opcode::kConditional: {
+      std::vector<Computation*> branches = i.CalledComputations();
+      int64_t index;
+      if (operands[0]->shape().dtype() == DType::kPred) {
+        index = operands[0]->GetBits(0) != 0 ? 0 : 1;  // true_computation, false_computation
+      } else {
+        index = operands[0]->GetInt(0);
+        if (index < 0 || index >= static_cast<int64_t>(branches.size())) index = branches.size() - 1;
+      }
+      const Literal* args[] = {operands[1 + index]};
+      return RunProgram(*programs_.at(branches[index]), args);
+    }
+    case Opcode::kCall:
+      return RunProgram(*programs_.at(*i.attrs().to_apply), operands);
+    case Opcode::kDot:
+      if (BlasHandles(i)) return BlasDot(i, *operands[0], *operands[1]);
+      break;
+    default:
+      break;
+  }
+  return EvalInstruction(i, operands, evaluator_);
+}
+
+absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
+                                               absl::Span<const Literal* const> arguments) {
+  Values values;
+  absl::flat_hash_map<const Instruction*, int> remaining = program.readers;
+  auto operand_pointers = [&](const std::vector<const Instruction*>& reads)
+      -> absl::StatusOr<std::vector<const Literal*>> {
+    std::vector<const Literal*> out;
+    for (const Instruction* r : reads) {
+      auto it = values.find(r);
+      if (it == values.end()) {
+        return absl::InternalError(absl::StrCat("value of ", r->name(), " is not computed yet"));
+      }
+      out.push_back(it->second.get());
+    }
+    return out;
+  };
+  for (const Step& step : program.steps) {
+    switch (step.kind) {
+      case Step::Kind::kInstruction: {
+        std::vector<const Literal*> operands;
+        SEAM_ASSIGN_OR_RETURN(operands, operand_pointers(std::vector<const Instruction*>(
+                                            step.instruction->operands().begin(),
+                                            step.instruction->operands().end())));
+        SEAM_ASSIGN_OR_RETURN(Literal value, RunInstruction(*step.instruction, operands, arguments));
+        values[step.instruction] = std::make_shared<Literal>(std::move(value));
+        break;
+      }
+      case Step::Kind::kKernel:
+        SEAM_RETURN_IF_ERROR(RunKernel(step, values));
+        break;
+      case Step::Kind::kAlias:
+      case Step::Kind::kInterpretKernel: {
+        // Member by member in the interpreter (an alias is a reshape: the
+        // interpreter's is a copy with the new shape).
+        Values local;
+        for (const Instruction* m : step.kernel->instructions) {
+          std::vector<const Literal*> operands;
+          for (const Instruction* o : m->operands()) {
+            auto it = local.find(o);
+            if (it == local.end()) it = values.find(o);
+            if (it == values.end()) return absl::InternalError(absl::StrCat(o->name(), " missing"));
+            operands.push_back(it->second.get());
+          }
+          SEAM_ASSIGN_OR_RETURN(Literal value, EvalInstruction(*m, operands, evaluator_));
+          local[m] = std::make_shared<Literal>(std::move(value));
+        }
+        for (const Instruction* o : step.kernel->outputs) values[o] = local.at(o);
+        break;
+      }
+    }
+    for (const Instruction* r : step.reads) {
+      if (--remaining[r] == 0 && r != program.computation->root()) values.erase(r);
+    }
+  }
+  auto root = values.find(program.computation->root());
+  if (root == values.end()) return absl::InternalError("the root was not computed");
+  return std::move(*root->second);
+}
+
+}  // namespace seam::runtime

@@ -1,0 +1,78 @@
+// A module compiled for the CPU: its fusion plan, the generated kernels
+// built into one shared object, and per computation a schedule of steps
+// (launch a kernel, call BLAS, or run an op in the interpreter). Whatever
+// does not run compiled is listed in stats().fallbacks: never silent.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "seam/codegen/kernel_ir.h"
+#include "seam/eval/evaluator.h"
+#include "seam/fusion/planner.h"
+#include "seam/ir/literal.h"
+#include "seam/runtime/jit.h"
+
+namespace seam::runtime {
+
+struct ExecutableOptions {
+  fusion::PlanOptions plan;
+  // When set: the plan (plan.txt) and the generated C++ (kernels.cc) go here.
+  std::string dump_to;
+};
+
+struct ExecutableStats {
+  int64_t compiled_kernels = 0;  // kernels in the shared object
+  int64_t aliases = 0;           // reshapes that move no data
+  int64_t blas_calls = 0;        // dots served by BLAS (static count)
+  // Everything the interpreter runs instead, as "name (opcode): why".
+  std::vector<std::string> fallbacks;
+  double codegen_seconds = 0;
+  double compile_seconds = 0;    // C++ compiler, or cache lookup on a hit
+  bool cache_hit = false;
+  std::string shared_object;
+};
+
+class Executable {
+ public:
+  // Plans `module` (which should have been through the default pipeline),
+  // generates and compiles its kernels. The module must outlive this.
+  static absl::StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
+                                                             const ExecutableOptions& options);
+  ~Executable();
+
+  // Runs the entry computation on one argument per parameter.
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+
+  const ExecutableStats& stats() const { return stats_; }
+  const fusion::FusionPlan& plan() const { return plan_; }
+
+ public:
+  struct Step;
+  struct Program;
+
+ private:
+  Executable() = default;
+  absl::Status Build(const Module& module, const ExecutableOptions& options);
+  absl::StatusOr<Literal> RunProgram(const Program& program,
+                                     absl::Span<const Literal* const> arguments);
+  absl::StatusOr<Literal> RunInstruction(const Instruction& instruction,
+                                         absl::Span<const Literal* const> operands,
+                                         absl::Span<const Literal* const> arguments);
+  absl::Status RunKernel(const Step& step,
+                         absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>& values);
+
+  const Module* module_ = nullptr;
+  fusion::FusionPlan plan_;
+  std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
+  std::shared_ptr<SharedObject> object_;
+  absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
+  Evaluator evaluator_;
+  ExecutableStats stats_;
+};
+
+}  // namespace seam::runtime

@@ -1,0 +1,177 @@
+#include "seam/runtime/jit.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+extern char** environ;
+
+namespace seam::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A stable 128-bit FNV-1a: cache keys must not change between processes.
+std::string StableHash(const std::string& text) {
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 0x100000001b3ull;
+    b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  }
+  return absl::StrFormat("%016x%016x", a, b);
+}
+
+// Runs argv, returning its exit status and everything it printed.
+absl::StatusOr<std::pair<int, std::string>> RunCommand(const std::vector<std::string>& argv) {
+  char log_template[] = "/tmp/seam_cc_XXXXXX";
+  int log_fd = mkstemp(log_template);
+  if (log_fd < 0) return absl::InternalError("cannot create a temporary file for compiler output");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  int spawn = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(log_fd);
+  std::ifstream log(log_template);
+  std::stringstream output;
+  if (spawn != 0) {
+    unlink(log_template);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot run the C++ compiler '", argv[0], "': ", std::strerror(spawn)));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  output << log.rdbuf();
+  unlink(log_template);
+  return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, output.str());
+}
+
+const std::string& CompilerVersion(const std::string& compiler) {
+  static std::mutex mu;
+  static auto* versions = new std::map<std::string, std::string>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = versions->find(compiler);
+  if (it != versions->end()) return it->second;
+  absl::StatusOr<std::pair<int, std::string>> run = RunCommand({compiler, "--version"});
+  std::string version = run.ok() ? run->second.substr(0, run->second.find('\n')) : "unknown";
+  return (*versions)[compiler] = version;
+}
+
+// Loads `path` and checks it is the entry for `key`.
+absl::StatusOr<std::shared_ptr<SharedObject>> Load(const std::string& path, const std::string& key) {
+  // RTLD_NODELETE: OpenMP's worker threads outlive a kernel's last call;
+  // unloading the object (and with it libgomp) under them would crash.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (handle == nullptr) return absl::DataLossError(absl::StrCat("cannot load ", path, ": ", dlerror()));
+  auto object = std::make_shared<SharedObject>(handle);
+  absl::StatusOr<void*> stamp = object->Symbol("seam_cache_key");
+  if (!stamp.ok() || std::string(static_cast<const char*>(*stamp)) != key) {
+    return absl::DataLossError(absl::StrCat(path, " is not the cache entry it is named after"));
+  }
+  return object;
+}
+
+}  // namespace
+
+SharedObject::~SharedObject() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+absl::StatusOr<void*> SharedObject::Symbol(const std::string& name) const {
+  dlerror();
+  void* address = dlsym(handle_, name.c_str());
+  if (address == nullptr) {
+    return absl::NotFoundError(absl::StrCat("the compiled kernels have no symbol '", name, "'"));
+  }
+  return address;
+}
+
+absl::StatusOr<std::string> CacheDirectory() {
+  std::string dir;
+  if (const char* env = std::getenv("SEAM_CACHE_DIR"); env != nullptr && *env != '\0') {
+    dir = env;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    dir = absl::StrCat(xdg, "/seam");
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    dir = absl::StrCat(home, "/.cache/seam");
+  } else {
+    dir = "/tmp/seam-cache";
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create the kernel cache directory ", dir, ": ", error.message(),
+                     " (set SEAM_CACHE_DIR to a writable directory)"));
+  }
+  return dir;
+}
+
+absl::StatusOr<CompileResult> CompileAndLoad(const std::string& source,
+                                             const CompilerOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  std::string key = StableHash(absl::StrCat(source, "\n", CompilerVersion(options.compiler), "\n",
+                                            absl::StrJoin(options.flags, " ")));
+  absl::StatusOr<std::string> dir = CacheDirectory();
+  if (!dir.ok()) return dir.status();
+  std::string path = absl::StrCat(*dir, "/", key, ".so");
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (fs::exists(path)) {
+    absl::StatusOr<std::shared_ptr<SharedObject>> cached = Load(path, key);
+    if (cached.ok()) return CompileResult{*cached, true, seconds(), path};
+    fs::remove(path);  // corrupted or foreign: rebuild
+  }
+  // A unique temporary name per process and call; rename publishes it.
+  std::string stem = absl::StrFormat("%s/%s.tmp.%d.%x", *dir, key, getpid(),
+                                     std::random_device{}());
+  std::string cc_path = stem + ".cc", so_path = stem + ".so";
+  {
+    std::ofstream out(cc_path);
+    out << source << "\nextern \"C\" __attribute__((visibility(\"default\"))) const char "
+        << "seam_cache_key[] = \"" << key << "\";\n";
+    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", cc_path));
+  }
+  std::vector<std::string> argv{options.compiler};
+  argv.insert(argv.end(), options.flags.begin(), options.flags.end());
+  argv.insert(argv.end(), {"-o", so_path, cc_path});
+  absl::StatusOr<std::pair<int, std::string>> run = RunCommand(argv);
+  if (!run.ok()) return run.status();
+  if (run->first != 0) {
+    std::string log = run->second.substr(0, 4000);
+    return absl::InternalError(absl::StrCat("the C++ compiler failed on generated kernels (",
+                                            cc_path, " kept for inspection):\n", log));
+  }
+  fs::remove(cc_path);
+  std::error_code error;
+  fs::rename(so_path, path, error);
+  if (error) return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
+  absl::StatusOr<std::shared_ptr<SharedObject>> loaded = Load(path, key);
+  if (!loaded.ok()) return loaded.status();
+  return CompileResult{*loaded, false, seconds(), path};
+}
+
+}  // namespace seam::runtime

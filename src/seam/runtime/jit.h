@@ -1,0 +1,51 @@
+// Compiling generated C++ into a shared object with the system compiler,
+// cached on disk: the key is a hash of the source, the compiler's version
+// and the flags; entries are written atomically (compile to a temporary,
+// rename), so several processes may share the cache; an entry that does not
+// load, or loads but is not the one expected, is rebuilt. The cache lives
+// in $SEAM_CACHE_DIR, else $XDG_CACHE_HOME/seam, else ~/.cache/seam.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace seam::runtime {
+
+class SharedObject {
+ public:
+  explicit SharedObject(void* handle) : handle_(handle) {}
+  ~SharedObject();
+  SharedObject(const SharedObject&) = delete;
+  SharedObject& operator=(const SharedObject&) = delete;
+
+  // The address of an exported symbol, or an error naming it.
+  absl::StatusOr<void*> Symbol(const std::string& name) const;
+
+ private:
+  void* handle_;
+};
+
+struct CompileResult {
+  std::shared_ptr<SharedObject> object;
+  bool cache_hit = false;
+  double seconds = 0;   // compiling (0 on a cache hit) and loading
+  std::string path;     // the shared object in the cache
+};
+
+struct CompilerOptions {
+  std::string compiler = "c++";
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                                    "-std=c++20", "-fno-math-errno", "-fvisibility=hidden"};
+};
+
+// The cache directory (created on first use).
+absl::StatusOr<std::string> CacheDirectory();
+
+// Compiles `source` (or finds it in the cache) and loads it.
+absl::StatusOr<CompileResult> CompileAndLoad(const std::string& source,
+                                             const CompilerOptions& options = {});
+
+}  // namespace seam::runtime
