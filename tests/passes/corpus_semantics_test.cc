@@ -68,7 +68,7 @@ void ExpectPreserves(const std::string& file, const std::string& spec, bool inte
     }
     std::string problem = CheckPipelinePreserves(*modules[i], spec, arguments, expected);
     EXPECT_EQ(problem, "") << file << " module " << modules[i]->name() << " --passes=" << spec
-                           << "\nreproduce: seam run " << CorpusPath(file) << " --passes=" << spec
+                           << "\nreproduce: seam run " << CorpusPath(file) << " --backend=interp --passes=" << spec
                            << " --verify";
   }
 }

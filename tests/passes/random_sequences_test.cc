@@ -65,7 +65,7 @@ TEST_P(RandomSequences, KeepModulesValidAndEqual) {
     if (!problem.empty()) {
       ++failures;
       ADD_FAILURE() << subject.file << " module " << subject.index << ": " << problem
-                    << "\nreproduce: seam run " << CorpusPath(subject.file) << " --passes=" << spec
+                    << "\nreproduce: seam run " << CorpusPath(subject.file) << " --backend=interp --passes=" << spec
                     << " --verify";
     }
   }

@@ -1,6 +1,7 @@
 #include "seam/fusion/kernel_analysis.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <optional>
 
@@ -54,6 +55,7 @@ class Analysis {
         });
     FormGroups();
     MergeSiblings();
+    OrderGroups();
     ChooseMappings();
     ClassifyEdges();
     DemoteOverflowingRegionals();
@@ -326,6 +328,41 @@ class Analysis {
     };
     return (column(a) && !column(b) && reads_others(b, a)) ||
            (column(b) && !column(a) && reads_others(a, b));
+  }
+
+  // Groups in an order where each runs after the groups whose dominants it
+  // reads (merging can move a group before one it reads), ties by position.
+  void OrderGroups() {
+    size_t n = kernel_.groups.size();
+    std::vector<int> waiting(n, 0);
+    std::vector<std::vector<int>> next(n);
+    for (size_t g = 0; g < n; ++g) {
+      for (int h : Successors(static_cast<int>(g))) {
+        next[g].push_back(h);
+        ++waiting[h];
+      }
+    }
+    auto first_position = [&](int g) {
+      int p = INT32_MAX;
+      for (const Instruction* d : Dominants(kernel_.groups[g])) p = std::min(p, Position(d));
+      return p;
+    };
+    std::vector<Group> ordered;
+    std::vector<char> done(n, 0);
+    while (ordered.size() < n) {
+      int pick = -1;
+      for (size_t g = 0; g < n; ++g) {
+        if (done[g] || waiting[g] > 0) continue;
+        if (pick < 0 || first_position(static_cast<int>(g)) < first_position(pick)) pick = static_cast<int>(g);
+      }
+      if (pick < 0) break;  // a cycle: cannot happen for an acyclic kernel
+      done[pick] = 1;
+      for (int h : next[pick]) --waiting[h];
+      ordered.push_back(kernel_.groups[pick]);
+    }
+    if (ordered.size() != n) return;
+    kernel_.groups = std::move(ordered);
+    Renumber();
   }
 
   // b joins a; the reduction, if either has one, stays dominant.

@@ -18,6 +18,14 @@ Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   bytes_.assign(element_count_ * DTypeByteSize(shape_.dtype()), 0);
 }
 
+Literal Literal::Uninitialized(Shape shape) {
+  Literal literal(Shape::Tuple({}));
+  literal.shape_ = std::move(shape);
+  literal.element_count_ = literal.shape_.ElementCount().value_or(0);
+  literal.bytes_.resize(literal.element_count_ * DTypeByteSize(literal.shape_.dtype()));
+  return literal;
+}
+
 Literal Literal::Elided(Shape shape) {
   Literal literal(Shape::Tuple({}));
   literal.shape_ = std::move(shape);

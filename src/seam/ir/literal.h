@@ -5,17 +5,45 @@
 
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "seam/ir/shape.h"
 
 namespace seam {
 
+// Allocates elements without value-initializing them, so buffers a writer
+// fills anyway (compiled kernels' outputs) are not written twice.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using ByteBuffer = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+
 class Literal {
  public:
   // A literal of `shape` whose elements are all zero.
   explicit Literal(Shape shape);
+  // An array literal whose elements are left as memory had them: for a
+  // writer that fills every element.
+  static Literal Uninitialized(Shape shape);
   // A literal whose values were elided in text as `{...}`.
   static Literal Elided(Shape shape);
   // A literal of an opaque element type, kept as the text that wrote it.
@@ -53,15 +81,15 @@ class Literal {
   template <typename T>
   T* mutable_data() { return reinterpret_cast<T*>(bytes_.data()); }
 
-  const std::vector<uint8_t>& bytes() const { return bytes_; }
-  std::vector<uint8_t>& mutable_bytes() { return bytes_; }
+  const ByteBuffer& bytes() const { return bytes_; }
+  ByteBuffer& mutable_bytes() { return bytes_; }
 
   bool operator==(const Literal& other) const = default;
 
  private:
   Shape shape_;
   int64_t element_count_ = 0;
-  std::vector<uint8_t> bytes_;
+  ByteBuffer bytes_;
   std::vector<Literal> elements_;
   bool elided_ = false;
   std::string elided_identity_;

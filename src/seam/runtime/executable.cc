@@ -219,10 +219,31 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
   return RunProgram(*programs_.at(module_->entry()), pointers);
 }
 
+ByteBuffer Executable::TakeBuffer(size_t bytes) {
+  auto it = free_buffers_.find(bytes);
+  if (it == free_buffers_.end()) {
+    ByteBuffer fresh;
+    fresh.resize(bytes);  // uninitialized
+    return fresh;
+  }
+  ByteBuffer reused = std::move(it->second);
+  free_buffers_.erase(it);
+  return reused;
+}
+
+void Executable::Recycle(Literal value) {
+  for (Literal& element : value.mutable_tuple_elements()) Recycle(std::move(element));
+  if (value.shape().IsArray()) GiveBuffer(std::move(value.mutable_bytes()));
+}
+
+void Executable::GiveBuffer(ByteBuffer buffer) {
+  if (!buffer.empty()) free_buffers_.emplace(buffer.size(), std::move(buffer));
+}
+
 absl::Status Executable::RunKernel(const Step& step, Values& values) {
   const codegen::KernelIr& ir = *step.ir;
   std::vector<void*> buffers;
-  std::vector<std::unique_ptr<uint8_t[]>> scratch;
+  std::vector<ByteBuffer> scratch;
   for (const codegen::KernelBuffer& b : ir.buffers) {
     switch (b.storage) {
       case codegen::Storage::kInput: {
@@ -234,20 +255,23 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
         break;
       }
       case codegen::Storage::kOutput: {
-        auto out = std::make_shared<Literal>(b.value->shape());
+        auto out = std::make_shared<Literal>(Literal::Uninitialized(b.value->shape()));
+        ByteBuffer reused = TakeBuffer(out->bytes().size());
+        out->mutable_bytes().swap(reused);
         buffers.push_back(out->mutable_bytes().data());
         values[b.value] = std::move(out);
         break;
       }
       default: {
         int64_t bytes = std::max<int64_t>(1, b.elements * std::max(1, DTypeByteSize(b.dtype)));
-        scratch.emplace_back(new uint8_t[static_cast<size_t>(bytes)]);
-        buffers.push_back(scratch.back().get());
+        scratch.push_back(TakeBuffer(static_cast<size_t>(bytes)));
+        buffers.push_back(scratch.back().data());
         break;
       }
     }
   }
   step.function(buffers.data());
+  for (ByteBuffer& b : scratch) GiveBuffer(std::move(b));
   return absl::OkStatus();
 }
 
@@ -310,6 +334,13 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
   for (const Step& step : program.steps) {
     switch (step.kind) {
       case Step::Kind::kInstruction: {
+        if (step.instruction->opcode() == Opcode::kParameter) {
+          // The caller's argument itself: never written, never copied.
+          const Literal* argument = arguments[step.instruction->parameter_number()];
+          values[step.instruction] =
+              std::shared_ptr<Literal>(const_cast<Literal*>(argument), [](Literal*) {});
+          break;
+        }
         std::vector<const Literal*> operands;
         SEAM_ASSIGN_OR_RETURN(operands, operand_pointers(std::vector<const Instruction*>(
                                             step.instruction->operands().begin(),
@@ -342,11 +373,23 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
       }
     }
     for (const Instruction* r : step.reads) {
-      if (--remaining[r] == 0 && r != program.computation->root()) values.erase(r);
+      if (--remaining[r] != 0 || r == program.computation->root()) continue;
+      auto dead = values.find(r);
+      if (dead == values.end()) continue;
+      // The last holder of an owned array: its memory serves the next value.
+      if (dead->second.use_count() == 1 && r->opcode() != Opcode::kParameter &&
+          dead->second->shape().IsArray()) {
+        GiveBuffer(std::move(dead->second->mutable_bytes()));
+      }
+      values.erase(dead);
     }
   }
   auto root = values.find(program.computation->root());
   if (root == values.end()) return absl::InternalError("the root was not computed");
+  // A parameter (or a value shared elsewhere) is copied, never moved from.
+  if (root->first->opcode() == Opcode::kParameter || root->second.use_count() > 1) {
+    return *root->second;
+  }
   return std::move(*root->second);
 }
 

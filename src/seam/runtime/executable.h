@@ -4,6 +4,7 @@
 // does not run compiled is listed in stats().fallbacks: never silent.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ class Executable {
   // Runs the entry computation on one argument per parameter.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
 
+  // Hands a result's memory back for the next runs (for callers that run
+  // repeatedly and are done with a result).
+  void Recycle(Literal value);
+
   const ExecutableStats& stats() const { return stats_; }
   const fusion::FusionPlan& plan() const { return plan_; }
 
@@ -65,6 +70,11 @@ class Executable {
                                          absl::Span<const Literal* const> arguments);
   absl::Status RunKernel(const Step& step,
                          absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>& values);
+  // Buffers of dead values, by size, for the next value of that size: a
+  // run reuses memory as values die instead of allocating (and faulting in)
+  // fresh pages.
+  ByteBuffer TakeBuffer(size_t bytes);
+  void GiveBuffer(ByteBuffer buffer);
 
   const Module* module_ = nullptr;
   fusion::FusionPlan plan_;
@@ -73,6 +83,7 @@ class Executable {
   absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
   Evaluator evaluator_;
   ExecutableStats stats_;
+  std::multimap<size_t, ByteBuffer> free_buffers_;
 };
 
 }  // namespace seam::runtime
