@@ -25,12 +25,21 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t Elements(const Instruction* v) { return v->shape().ElementCount().value_or(0); }
 
-// Whether a reducer is a plain sum, which OpenMP may vectorize as one.
-bool IsSumReducer(const Instruction& reduce) {
+// The OpenMP reduction identifier of a reducer that is a plain sum, max or
+// min of its two parameters (so OpenMP may vectorize it), else "".
+std::string SimdReduction(const Instruction& reduce) {
   const Computation& fn = **reduce.attrs().to_apply;
   const Instruction* root = fn.root();
-  return root->opcode() == Opcode::kAdd && root->operand(0)->opcode() == Opcode::kParameter &&
-         root->operand(1)->opcode() == Opcode::kParameter && !IsHalfType(reduce.shape().dtype());
+  if (root->operand_count() != 2 || root->operand(0)->opcode() != Opcode::kParameter ||
+      root->operand(1)->opcode() != Opcode::kParameter || reduce.shape().dtype() == DType::kPred) {
+    return "";
+  }
+  switch (root->opcode()) {
+    case Opcode::kAdd: return "+";
+    case Opcode::kMaximum: return "seam_max";
+    case Opcode::kMinimum: return "seam_min";
+    default: return "";
+  }
 }
 
 class CpuKernelEmitter {
@@ -214,13 +223,14 @@ class CpuKernelEmitter {
       accumulators.push_back(acc);
     }
     for (const std::string& line : row_scope) Line(0, line);
-    std::vector<std::string> sums;
+    std::vector<std::string> clauses;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      if (IsSumReducer(*s.reductions[j])) sums.push_back(accumulators[j]);
+      std::string op = SimdReduction(*s.reductions[j]);
+      if (!op.empty()) clauses.push_back(absl::StrCat(" reduction(", op, ":", accumulators[j], ")"));
     }
-    bool all_sums = sums.size() == s.reductions.size();
-    Line(8, all_sums ? absl::StrCat("#pragma omp simd reduction(+:", absl::StrJoin(sums, ","), ")")
-                     : "");
+    if (clauses.size() == s.reductions.size()) {
+      Line(8, absl::StrCat("#pragma omp simd", absl::StrJoin(clauses, "")));
+    }
     Line(8, absl::StrCat("for (int64_t c = 0; c < ", length, "; ++c) {"));
     std::vector<std::string> body;
     ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);

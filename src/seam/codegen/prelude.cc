@@ -23,6 +23,66 @@ inline float seam_half_to_float(uint16_t b) { return seam::HalfToFloat(b); }
 inline uint16_t seam_float_to_half(float f) { return seam::FloatToHalf(f); }
 inline float seam_round_half(float f) { return seam::HalfToFloat(seam::FloatToHalf(f)); }
 template <typename T> inline T seam_keep(T v) { return v; }
+
+// Float maximum and minimum as the interpreter defines them (NaN wins, -0
+// below +0), written without branches so loops around them vectorize.
+template <typename T>
+inline T seam_fmax(T a, T b) {
+  T m = a > b ? a : b;
+  m = a == b ? (std::signbit(a) ? b : a) : m;
+  m = b != b ? b : m;
+  return a != a ? a : m;
+}
+template <typename T>
+inline T seam_fmin(T a, T b) {
+  T m = a < b ? a : b;
+  m = a == b ? (std::signbit(a) ? a : b) : m;
+  m = b != b ? b : m;
+  return a != a ? a : m;
+}
+}  // namespace
+
+// Reductions OpenMP may vectorize: maximum and minimum for every compute type.
+#pragma omp declare reduction(seam_max : float, double : omp_out = seam_fmax(omp_out, omp_in)) \
+    initializer(omp_priv = -std::numeric_limits<decltype(omp_orig)>::infinity())
+#pragma omp declare reduction(seam_min : float, double : omp_out = seam_fmin(omp_out, omp_in)) \
+    initializer(omp_priv = std::numeric_limits<decltype(omp_orig)>::infinity())
+#pragma omp declare reduction(seam_max : int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, \
+    uint32_t, uint64_t : omp_out = omp_in > omp_out ? omp_in : omp_out) \
+    initializer(omp_priv = std::numeric_limits<decltype(omp_orig)>::lowest())
+#pragma omp declare reduction(seam_min : int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, \
+    uint32_t, uint64_t : omp_out = omp_in < omp_out ? omp_in : omp_out) \
+    initializer(omp_priv = std::numeric_limits<decltype(omp_orig)>::max())
+
+namespace {
+// exp on floats without a libm call, so loops around it vectorize: 2^k
+// times a degree-6 polynomial for exp(r), r = x - k ln 2 in [-ln2/2, ln2/2]
+// (Cody-Waite split of ln 2). Within 2 ulp of std::exp; overflow gives inf,
+// underflow 0, NaN stays NaN.
+inline float seam_exp(float x) {
+  const float k = std::nearbyint(x * 1.44269504088896341f);
+  float r = std::fma(k, -0.693145751953125f, x);
+  r = std::fma(k, -1.42860682030941723212e-6f, r);
+  float p = 1.9875691500e-4f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  p = std::fma(p, r * r, r) + 1.0f;
+  // 2^k in two halves, so that k down to -149 (subnormal results) scales right.
+  // Clamped with selects (fmin and fmax are library calls); NaN gives 0.
+  float kc = k > 128.0f ? 128.0f : k;
+  kc = kc < -150.0f ? -150.0f : kc;
+  const int ki = static_cast<int>(k != k ? 0.0f : kc);
+  const int k1 = ki / 2, k2 = ki - k1;
+  const float s1 = std::bit_cast<float>((k1 + 127) << 23);
+  const float s2 = std::bit_cast<float>((k2 + 127) << 23);
+  float y = p * s1 * s2;
+  y = x > 88.72283935546875f ? std::numeric_limits<float>::infinity() : y;
+  y = x < -103.972084045410f ? 0.0f : y;
+  return x != x ? x : y;
+}
 }  // namespace
 )");
 }

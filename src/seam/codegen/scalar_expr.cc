@@ -28,11 +28,13 @@ absl::StatusOr<std::string> FloatUnary(const Instruction& op, const std::string&
     case Opcode::kFloor: return Call("std::floor", {a});
     case Opcode::kRoundNearestAfz: return Call("std::round", {a});
     case Opcode::kRoundNearestEven: return Call("std::nearbyint", {a});
-    case Opcode::kExp: return Call("std::exp", {a});
+    case Opcode::kExp: return Call(T == "float" ? "seam_exp" : "std::exp", {a});
     case Opcode::kExpm1: return Call("std::expm1", {a});
     case Opcode::kLog: return Call("std::log", {a});
     case Opcode::kLog1p: return Call("std::log1p", {a});
-    case Opcode::kLogistic: return Call("seam::scalar::Logistic", {a});
+    case Opcode::kLogistic:
+      if (T == "float") return absl::StrCat("(1.0f / (1.0f + seam_exp(-", a, ")))");
+      return Call("seam::scalar::Logistic", {a});
     case Opcode::kSqrt: return Call("std::sqrt", {a});
     case Opcode::kRsqrt: return absl::StrCat("(", T, "(1) / std::sqrt(", a, "))");
     case Opcode::kCbrt: return Call("std::cbrt", {a});
@@ -73,8 +75,8 @@ absl::StatusOr<std::string> FloatBinary(const Instruction& op, const std::string
     case Opcode::kMultiply: return absl::StrCat("(", a, " * ", b, ")");
     case Opcode::kDivide: return absl::StrCat("(", a, " / ", b, ")");
     case Opcode::kRemainder: return Call("std::fmod", {a, b});
-    case Opcode::kMaximum: return Call("seam::scalar::FloatMax", {a, b});
-    case Opcode::kMinimum: return Call("seam::scalar::FloatMin", {a, b});
+    case Opcode::kMaximum: return Call("seam_fmax", {a, b});
+    case Opcode::kMinimum: return Call("seam_fmin", {a, b});
     case Opcode::kPower: return Call("std::pow", {a, b});
     case Opcode::kAtan2: return Call("std::atan2", {a, b});
     default: return Unsupported(op);
@@ -166,8 +168,7 @@ absl::StatusOr<std::string> ScalarExpr(const Instruction& op, const std::vector<
     case Opcode::kSelect: return absl::StrCat("(", args[0], " ? ", args[1], " : ", args[2], ")");
     case Opcode::kClamp:
       if (IsFloatType(out)) {
-        return absl::StrCat("seam::scalar::FloatMin(seam::scalar::FloatMax(", args[1], ", ",
-                            args[0], "), ", args[2], ")");
+        return absl::StrCat("seam_fmin(seam_fmax(", args[1], ", ", args[0], "), ", args[2], ")");
       }
       return absl::StrCat("std::min(std::max(", args[1], ", ", args[0], "), ", args[2], ")");
     case Opcode::kCopy: return args[0];
