@@ -11,6 +11,7 @@
 #include "seam/eval/ops.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/plan_printer.h"
+#include "seam/runtime/blas_conv.h"
 #include "seam/runtime/blas_dot.h"
 #include "seam/util/status_macros.h"
 
@@ -41,6 +42,12 @@ namespace {
 
 using Values = absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>;
 
+// Dots and convolutions that BLAS serves.
+bool IsLibraryCall(const Instruction& i) {
+  return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
+         (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
+}
+
 bool RunsNatively(const Instruction& i) {
   switch (i.opcode()) {
     case Opcode::kParameter:
@@ -52,7 +59,8 @@ bool RunsNatively(const Instruction& i) {
     case Opcode::kCall:
       return true;
     case Opcode::kDot:
-      return BlasHandles(i);
+    case Opcode::kConvolution:
+      return IsLibraryCall(i);
     default:
       return false;
   }
@@ -182,7 +190,7 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
                         i->control_predecessors().end());
       step.writes = {i};
       step.position = position[i];
-      if (i->opcode() == Opcode::kDot && BlasHandles(*i)) ++stats_.blas_calls;
+      if (IsLibraryCall(*i)) ++stats_.blas_calls;
       if (!RunsNatively(*i)) stats_.fallbacks.push_back(Describe(*i, "interpreter"));
       program->steps.push_back(std::move(step));
     }
@@ -219,25 +227,9 @@ absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
   return RunProgram(*programs_.at(module_->entry()), pointers);
 }
 
-ByteBuffer Executable::TakeBuffer(size_t bytes) {
-  auto it = free_buffers_.find(bytes);
-  if (it == free_buffers_.end()) {
-    ByteBuffer fresh;
-    fresh.resize(bytes);  // uninitialized
-    return fresh;
-  }
-  ByteBuffer reused = std::move(it->second);
-  free_buffers_.erase(it);
-  return reused;
-}
-
 void Executable::Recycle(Literal value) {
   for (Literal& element : value.mutable_tuple_elements()) Recycle(std::move(element));
-  if (value.shape().IsArray()) GiveBuffer(std::move(value.mutable_bytes()));
-}
-
-void Executable::GiveBuffer(ByteBuffer buffer) {
-  if (!buffer.empty()) free_buffers_.emplace(buffer.size(), std::move(buffer));
+  if (value.shape().IsArray()) pool_.Give(std::move(value.mutable_bytes()));
 }
 
 absl::Status Executable::RunKernel(const Step& step, Values& values) {
@@ -255,23 +247,21 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
         break;
       }
       case codegen::Storage::kOutput: {
-        auto out = std::make_shared<Literal>(Literal::Uninitialized(b.value->shape()));
-        ByteBuffer reused = TakeBuffer(out->bytes().size());
-        out->mutable_bytes().swap(reused);
+        auto out = std::make_shared<Literal>(pool_.TakeLiteral(b.value->shape()));
         buffers.push_back(out->mutable_bytes().data());
         values[b.value] = std::move(out);
         break;
       }
       default: {
         int64_t bytes = std::max<int64_t>(1, b.elements * std::max(1, DTypeByteSize(b.dtype)));
-        scratch.push_back(TakeBuffer(static_cast<size_t>(bytes)));
+        scratch.push_back(pool_.Take(static_cast<size_t>(bytes)));
         buffers.push_back(scratch.back().data());
         break;
       }
     }
   }
   step.function(buffers.data());
-  for (ByteBuffer& b : scratch) GiveBuffer(std::move(b));
+  for (ByteBuffer& b : scratch) pool_.Give(std::move(b));
   return absl::OkStatus();
 }
 
@@ -307,7 +297,10 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
     case Opcode::kCall:
       return RunProgram(*programs_.at(*i.attrs().to_apply), operands);
     case Opcode::kDot:
-      if (BlasHandles(i)) return BlasDot(i, *operands[0], *operands[1]);
+      if (BlasHandles(i)) return BlasDot(pool_, i, *operands[0], *operands[1]);
+      break;
+    case Opcode::kConvolution:
+      if (BlasConvolutionHandles(i)) return BlasConvolution(pool_, i, *operands[0], *operands[1]);
       break;
     default:
       break;
@@ -379,7 +372,7 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
       // The last holder of an owned array: its memory serves the next value.
       if (dead->second.use_count() == 1 && r->opcode() != Opcode::kParameter &&
           dead->second->shape().IsArray()) {
-        GiveBuffer(std::move(dead->second->mutable_bytes()));
+        pool_.Give(std::move(dead->second->mutable_bytes()));
       }
       values.erase(dead);
     }

@@ -4,7 +4,6 @@
 // does not run compiled is listed in stats().fallbacks: never silent.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "seam/eval/evaluator.h"
 #include "seam/fusion/planner.h"
 #include "seam/ir/literal.h"
+#include "seam/runtime/buffer_pool.h"
 #include "seam/runtime/jit.h"
 
 namespace seam::runtime {
@@ -29,7 +29,7 @@ struct ExecutableOptions {
 struct ExecutableStats {
   int64_t compiled_kernels = 0;  // kernels in the shared object
   int64_t aliases = 0;           // reshapes that move no data
-  int64_t blas_calls = 0;        // dots served by BLAS (static count)
+  int64_t blas_calls = 0;        // dots and convolutions served by BLAS (static count)
   // Everything the interpreter runs instead, as "name (opcode): why".
   std::vector<std::string> fallbacks;
   double codegen_seconds = 0;
@@ -70,11 +70,6 @@ class Executable {
                                          absl::Span<const Literal* const> arguments);
   absl::Status RunKernel(const Step& step,
                          absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>& values);
-  // Buffers of dead values, by size, for the next value of that size: a
-  // run reuses memory as values die instead of allocating (and faulting in)
-  // fresh pages.
-  ByteBuffer TakeBuffer(size_t bytes);
-  void GiveBuffer(ByteBuffer buffer);
 
   const Module* module_ = nullptr;
   fusion::FusionPlan plan_;
@@ -83,7 +78,7 @@ class Executable {
   absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
   Evaluator evaluator_;
   ExecutableStats stats_;
-  std::multimap<size_t, ByteBuffer> free_buffers_;
+  BufferPool pool_;
 };
 
 }  // namespace seam::runtime

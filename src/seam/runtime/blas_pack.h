@@ -1,0 +1,182 @@
+// What the BLAS-backed library calls (dot, convolution) share: operands
+// converted to the compute type and permuted into the order the GEMM wants
+// (no copy when they already are) in pooled memory, results scattered back into the output's
+// layout and type, and one row-major GEMM entry point over float or double.
+#pragma once
+
+#include <cblas.h>
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "seam/ir/float16.h"
+#include "seam/ir/literal.h"
+#include "seam/runtime/buffer_pool.h"
+
+namespace seam::runtime {
+
+// Element types served through BLAS: bf16 and f16 compute in f32 and round
+// once at the end, as XLA does.
+inline bool BlasType(DType t) {
+  return t == DType::kF32 || t == DType::kF64 || t == DType::kBF16 || t == DType::kF16;
+}
+
+// The compute type of a result of type `t`.
+template <typename C>
+constexpr bool IsComputeTypeOf(DType t) {
+  return (t == DType::kF32 && std::is_same_v<C, float>) ||
+         (t == DType::kF64 && std::is_same_v<C, double>);
+}
+
+inline bool IsIdentity(const std::vector<int64_t>& order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (order[k] != static_cast<int64_t>(k)) return false;
+  }
+  return true;
+}
+
+// Visits the elements of `shape` in the dimension order `order` (outermost
+// first), as runs along the innermost of them: fn(packed index, source
+// index, run length, source stride). Runs keep the copy loops tight.
+template <typename Fn>
+void ForEachPermutedRun(const Shape& shape, const std::vector<int64_t>& order, Fn&& fn) {
+  const int rank = shape.rank();
+  if (rank == 0) {
+    fn(int64_t{0}, int64_t{0}, int64_t{1}, int64_t{1});
+    return;
+  }
+  int64_t n = 1;
+  std::vector<int64_t> strides(rank, 1);
+  for (int d = rank - 1; d >= 0; --d) {
+    strides[d] = n;
+    n *= shape.dim(d);
+  }
+  if (n == 0) return;
+  const int64_t inner = shape.dim(static_cast<int>(order[rank - 1]));
+  const int64_t inner_stride = strides[order[rank - 1]];
+  std::vector<int64_t> index(rank, 0);  // over the packed order
+  int64_t source = 0;
+  for (int64_t p = 0; p < n; p += inner) {
+    fn(p, source, inner, inner_stride);
+    for (int k = rank - 2; k >= 0; --k) {
+      const int64_t d = order[k];
+      source += strides[d];
+      if (++index[k] < shape.dim(static_cast<int>(d))) break;
+      source -= strides[d] * index[k];
+      index[k] = 0;
+    }
+  }
+}
+
+// A literal's elements as type C with its dimensions permuted to `order`
+// (outermost first). Borrows the literal's memory when nothing changes;
+// otherwise packs into a pool buffer.
+template <typename C>
+class Packed {
+ public:
+  Packed(BufferPool& pool, const Literal& literal, const std::vector<int64_t>& order) {
+    const Shape& shape = literal.shape();
+    if (IsComputeTypeOf<C>(shape.dtype()) && IsIdentity(order)) {
+      data_ = literal.data<C>();
+      return;
+    }
+    owned_.emplace(pool, static_cast<size_t>(literal.element_count()));
+    C* to = owned_->data();
+    data_ = to;
+    auto gather = [&](const auto* from, auto convert) {
+      if (IsIdentity(order)) {  // a conversion only: flat and parallel
+        const int64_t n = literal.element_count();
+#pragma omp parallel for simd schedule(static) if (n > (int64_t{1} << 16))
+        for (int64_t i = 0; i < n; ++i) to[i] = convert(from[i]);
+        return;
+      }
+      ForEachPermutedRun(shape, order, [&](int64_t p, int64_t s, int64_t count, int64_t stride) {
+        for (int64_t j = 0; j < count; ++j) to[p + j] = convert(from[s + j * stride]);
+      });
+    };
+    switch (shape.dtype()) {
+      case DType::kF32: gather(literal.data<float>(), [](float v) { return static_cast<C>(v); }); break;
+      case DType::kF64: gather(literal.data<double>(), [](double v) { return static_cast<C>(v); }); break;
+      case DType::kBF16:
+        gather(literal.data<uint16_t>(), [](uint16_t v) { return static_cast<C>(BF16ToFloat(v)); });
+        break;
+      default:
+        gather(literal.data<uint16_t>(), [](uint16_t v) { return static_cast<C>(HalfToFloat(v)); });
+        break;
+    }
+  }
+  const C* data() const { return data_; }
+
+ private:
+  std::optional<PooledArray<C>> owned_;
+  const C* data_ = nullptr;
+};
+
+// A result computed as type C in `order`; Finish() gives it in the
+// instruction's shape. Computes straight into the output when nothing
+// changes.
+template <typename C>
+class PackedResult {
+ public:
+  PackedResult(BufferPool& pool, const Shape& shape, std::vector<int64_t> order)
+      : out_(pool.TakeLiteral(shape)), order_(std::move(order)) {
+    if (!IsComputeTypeOf<C>(shape.dtype()) || !IsIdentity(order_)) {
+      owned_.emplace(pool, static_cast<size_t>(out_.element_count()));
+    }
+  }
+  C* data() { return owned_ ? owned_->data() : out_.mutable_data<C>(); }
+
+  Literal Finish() && {
+    if (!owned_) return std::move(out_);
+    const C* from = owned_->data();
+    auto scatter = [&](auto* to, auto convert) {
+      ForEachPermutedRun(out_.shape(), order_, [&](int64_t p, int64_t t, int64_t count, int64_t stride) {
+        for (int64_t j = 0; j < count; ++j) to[t + j * stride] = convert(from[p + j]);
+      });
+    };
+    switch (out_.shape().dtype()) {
+      case DType::kF32: scatter(out_.mutable_data<float>(), [](C v) { return static_cast<float>(v); }); break;
+      case DType::kF64: scatter(out_.mutable_data<double>(), [](C v) { return static_cast<double>(v); }); break;
+      case DType::kBF16:
+        scatter(out_.mutable_data<uint16_t>(), [](C v) { return FloatToBF16(static_cast<float>(v)); });
+        break;
+      default:
+        scatter(out_.mutable_data<uint16_t>(), [](C v) { return FloatToHalf(static_cast<float>(v)); });
+        break;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  Literal out_;
+  std::vector<int64_t> order_;
+  std::optional<PooledArray<C>> owned_;
+};
+
+// A row-major matrix operand of a GEMM: its elements, leading dimension,
+// and whether it is stored transposed.
+template <typename C>
+struct MatrixOperand {
+  const C* data;
+  int64_t ld;
+  bool transposed = false;
+};
+
+// c[m x n] = a[m x k] * b[k x n], row-major.
+template <typename C>
+void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
+          int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  const CBLAS_TRANSPOSE ta = a.transposed ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = b.transposed ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<C, float>) {
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, c, ldc);
+  } else {
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a.data, a.ld, b.data, b.ld, 0.0, c, ldc);
+  }
+}
+
+}  // namespace seam::runtime
