@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/codegen/c_types.h"
@@ -65,6 +66,7 @@ class CpuKernelEmitter {
     Line(2, "#pragma omp parallel");
     Line(2, "{");
     EmitTileBuffers();
+    EmitStagingRows();
     for (size_t k = 0; k < ir_.stages.size();) {
       size_t end = k + 1;
       while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
@@ -115,6 +117,28 @@ class CpuKernelEmitter {
                             ir_.stages[ir_.tile_stage.at(v)].roots.begin());
   }
 
+  // Outputs written past the caches: per thread, a row staged in L1 and
+  // then streamed out (only where a stage writes them row by row).
+  void EmitStagingRows() {
+    for (const Stage& s : ir_.stages) {
+      if (s.kind != LoopKind::kElementwise) continue;
+      for (const Instruction* v : s.roots) {
+        int k = ir_.BufferIndex(v);
+        if (!IsStaged(s, v) || staging_.contains(k)) continue;
+        staging_.insert(k);
+        Line(4, absl::StrCat("std::vector<", StorageType(v->shape().dtype()), "> stage_", k, "(",
+                             std::max<int64_t>(1, s.RowLength()), ");"));
+      }
+    }
+  }
+
+  bool IsStaged(const Stage& s, const Instruction* v) const {
+    auto storage = ir_.storage.find(v);
+    return s.kind == LoopKind::kElementwise && storage != ir_.storage.end() &&
+           storage->second == Storage::kOutput && ir_.buffers[ir_.BufferIndex(v)].streamed &&
+           v->shape().dims() == s.dims;
+  }
+
   // Per-thread tile buffers: rows_per_block rows of each regional value.
   void EmitTileBuffers() {
     for (const Stage& s : ir_.stages) {
@@ -136,7 +160,10 @@ class CpuKernelEmitter {
              const std::string& value) {
     auto storage = ir_.storage.find(v);
     if (storage == ir_.storage.end() || storage->second == Storage::kInput) return;
-    if (storage->second == Storage::kTile) {
+    if (std::find(staged_.begin(), staged_.end(), v) != staged_.end()) {
+      e.Emit(absl::StrCat("stage_", ir_.BufferIndex(v), "[c - c0] = ",
+                          StoreExpr(v->shape().dtype(), value), ";"));
+    } else if (storage->second == Storage::kTile) {
       e.Emit(absl::StrCat(TileName(v), "[", linear, " - ", Names().tile_base(v), "] = ", value, ";"));
     } else {
       e.Emit(absl::StrCat("b", ir_.BufferIndex(v), "[", linear, "] = ",
@@ -203,9 +230,18 @@ class CpuKernelEmitter {
     std::vector<std::string> body;
     ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
     Index index = RowIndex(e, s, "r", "c");
+    for (const Instruction* v : s.roots) {
+      if (IsStaged(s, v)) staged_.push_back(v);
+    }
     SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
     for (const std::string& line : body) Line(0, line);
     Line(8, "}");
+    for (const Instruction* v : staged_) {
+      int k = ir_.BufferIndex(v);
+      Line(8, absl::StrCat("seam_stream_store(b", k, " + r * ", length, " + c0, stage_", k,
+                           ".data(), (c1 - c0) * sizeof(stage_", k, "[0]));"));
+    }
+    staged_.clear();
     Line(6, "}");
     return absl::OkStatus();
   }
@@ -321,6 +357,8 @@ class CpuKernelEmitter {
 
   const KernelIr& ir_;
   std::string text_;
+  absl::flat_hash_set<int> staging_;                // buffers with a staging row
+  std::vector<const Instruction*> staged_;          // staged by the stage being emitted, in order
 };
 
 }  // namespace

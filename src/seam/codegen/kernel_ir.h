@@ -64,6 +64,10 @@ struct KernelBuffer {
   int64_t elements = 0;
   // kScratch partial results: the reduction they belong to.
   const Instruction* partials_of = nullptr;
+  // kOutput larger than the last-level cache: its readers will not find it
+  // there, so it is written past the caches (non-temporal stores on a CPU,
+  // sparing the read-for-ownership of every line).
+  bool streamed = false;
 };
 
 struct KernelIr {

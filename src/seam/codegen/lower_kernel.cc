@@ -140,7 +140,7 @@ void AssignPhases(const fusion::Kernel& kernel, KernelIr& ir) {
 }
 
 // Where each value read or written lives, and the buffer list.
-void AssignStorage(const fusion::Kernel& kernel, KernelIr& ir) {
+void AssignStorage(const fusion::Kernel& kernel, const fusion::DeviceSpec& device, KernelIr& ir) {
   for (const Instruction* in : kernel.inputs) {
     ir.storage[in] = Storage::kInput;
     ir.buffers.push_back({in, Storage::kInput, in->shape().dtype(),
@@ -149,8 +149,10 @@ void AssignStorage(const fusion::Kernel& kernel, KernelIr& ir) {
   absl::flat_hash_set<const Instruction*> outputs(kernel.outputs.begin(), kernel.outputs.end());
   for (const Instruction* out : kernel.outputs) {
     ir.storage[out] = Storage::kOutput;
-    ir.buffers.push_back({out, Storage::kOutput, out->shape().dtype(),
-                          out->shape().ElementCount().value_or(0), nullptr});
+    int64_t elements = out->shape().ElementCount().value_or(0);
+    bool past_cache = device.last_level_cache_bytes > 0 &&
+                      elements * DTypeByteSize(out->shape().dtype()) > device.last_level_cache_bytes;
+    ir.buffers.push_back({out, Storage::kOutput, out->shape().dtype(), elements, nullptr, past_cache});
   }
   for (size_t k = 0; k < ir.stages.size(); ++k) {
     const Stage& s = ir.stages[k];
@@ -216,7 +218,7 @@ int KernelIr::PartialsIndex(const Instruction* reduction) const {
   return -1;
 }
 
-absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec&,
+absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec& device,
                                      std::string name) {
   absl::Status supported = CheckSupported(kernel);
   if (!supported.ok()) return supported;
@@ -224,7 +226,7 @@ absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion:
   ir.name = std::move(name);
   for (const fusion::Group& g : kernel.groups) ir.stages.push_back(MakeStage(g));
   AssignPhases(kernel, ir);
-  AssignStorage(kernel, ir);
+  AssignStorage(kernel, device, ir);
   return ir;
 }
 

@@ -13,6 +13,9 @@ std::string CpuPrelude() {
 #include <cstring>
 #include <limits>
 #include <vector>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 )",
                       kScalarOpsSource, "\n", kFloat16Source, R"(
 namespace {
@@ -23,6 +26,25 @@ inline float seam_half_to_float(uint16_t b) { return seam::HalfToFloat(b); }
 inline uint16_t seam_float_to_half(float f) { return seam::FloatToHalf(f); }
 inline float seam_round_half(float f) { return seam::HalfToFloat(seam::FloatToHalf(f)); }
 template <typename T> inline T seam_keep(T v) { return v; }
+
+// Copies a staged row to memory with non-temporal stores (no
+// read-for-ownership, no cache pollution), then fences so other threads see
+// it after the next barrier.
+inline void seam_stream_store(void* to, const void* from, size_t bytes) {
+  char* d = static_cast<char*>(to);
+  const char* s = static_cast<const char*>(from);
+#if defined(__AVX__)
+  for (; (reinterpret_cast<uintptr_t>(d) & 31) != 0 && bytes > 0; --bytes) *d++ = *s++;
+  for (; bytes >= 32; bytes -= 32, d += 32, s += 32) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d),
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+  }
+  std::memcpy(d, s, bytes);
+  _mm_sfence();
+#else
+  std::memcpy(d, s, bytes);
+#endif
+}
 
 // Float maximum and minimum as the interpreter defines them (NaN wins, -0
 // below +0), written without branches so loops around them vectorize.

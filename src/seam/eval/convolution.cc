@@ -60,14 +60,8 @@ Literal Convolve(const Instruction& instruction, const Literal& input, const Lit
   int64_t feature_groups = instruction.attrs().feature_group_count.value_or(1);
   int64_t batch_groups = instruction.attrs().batch_group_count.value_or(1);
 
-  std::vector<int64_t> in_order{l.input_batch};
-  in_order.insert(in_order.end(), l.input_spatial.begin(), l.input_spatial.end());
-  in_order.push_back(l.input_feature);
-  std::vector<int64_t> kernel_order(l.kernel_spatial.begin(), l.kernel_spatial.end());
-  kernel_order.push_back(l.kernel_input_feature);
-  kernel_order.push_back(l.kernel_output_feature);
-  std::vector<Acc> in = PackIn<Acc>(input, in_order);        // [n][spatial][c]
-  std::vector<Acc> ker = PackIn<Acc>(kernel, kernel_order);  // [spatial][ci][co]
+  std::vector<Acc> in = PackIn<Acc>(input, l.InputOrder());    // [n][spatial][c]
+  std::vector<Acc> ker = PackIn<Acc>(kernel, l.KernelOrder());  // [spatial][ci][co]
   std::vector<int64_t> in_strides = RowMajorStrides(g.in_spatial);
   std::vector<int64_t> ker_strides = RowMajorStrides(g.kernel_spatial);
   int64_t in_spatial_size = g.spatial_rank == 0 ? 1 : in_strides[0] * g.in_spatial[0];
@@ -118,9 +112,7 @@ Literal Convolve(const Instruction& instruction, const Literal& input, const Lit
   });
   // `result` is [batch][spatial][feature]; scatter it into the output layout.
   Literal out(instruction.shape());
-  std::vector<int64_t> out_order{l.output_batch};
-  out_order.insert(out_order.end(), l.output_spatial.begin(), l.output_spatial.end());
-  out_order.push_back(l.output_feature);
+  IntList out_order = l.OutputOrder();
   std::vector<int64_t> packed_sizes;
   for (int64_t d : out_order) packed_sizes.push_back(instruction.shape().dim(static_cast<int>(d)));
   std::vector<int64_t> packed_strides = RowMajorStrides(packed_sizes);

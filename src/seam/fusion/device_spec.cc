@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -29,6 +32,30 @@ DeviceSpec NvidiaDefaults() {
 int64_t SysconfOr(int name, int64_t fallback) {
   long value = sysconf(name);
   return value > 0 ? value : fallback;
+}
+
+// The size of cpu0's cache of `level` as the kernel reports it in sysfs
+// (what lscpu shows: inside a VM, sysconf may report the whole host's L3),
+// else sysconf's, else `fallback`.
+int64_t CacheBytes(int level, int sysconf_name, int64_t fallback) {
+  for (int index = 0; index < 8; ++index) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int found_level = 0;
+    std::string type, size;
+    if (!(level_file >> found_level) || !(type_file >> type) || !(size_file >> size)) break;
+    if (found_level != level || type == "Instruction" || size.empty()) continue;
+    int64_t value = 0;
+    size_t digits = 0;
+    while (digits < size.size() && std::isdigit(static_cast<unsigned char>(size[digits]))) {
+      value = value * 10 + (size[digits++] - '0');
+    }
+    char unit = digits < size.size() ? size[digits] : ' ';
+    if (unit == 'K') value <<= 10;
+    if (unit == 'M') value <<= 20;
+    if (value > 0) return value;
+  }
+  return SysconfOr(sysconf_name, fallback);
 }
 
 }  // namespace
@@ -71,12 +98,12 @@ DeviceSpec HostCpuSpec() {
   d.max_blocks_per_unit = 1;
   d.max_threads_per_block = 1;
   d.max_threads_per_unit = 1;
-  int64_t l2 = SysconfOr(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+  int64_t l2 = CacheBytes(2, _SC_LEVEL2_CACHE_SIZE, 1 << 20);
   // A tile buffer may take half of L2: the other half keeps the tile's
   // inputs for the stages that re-read them.
   d.onchip_bytes_per_block = l2 / 2;
   d.onchip_bytes_per_unit = l2;
-  d.last_level_cache_bytes = SysconfOr(_SC_LEVEL3_CACHE_SIZE, l2 * d.units);
+  d.last_level_cache_bytes = CacheBytes(3, _SC_LEVEL3_CACHE_SIZE, l2 * d.units);
   d.vector_bytes = 32;  // AVX2
   const char* configured = std::getenv("SEAM_CPU_BANDWIDTH_GBPS");
   d.dram_gbps = configured != nullptr ? std::max(1.0, std::atof(configured)) : 20.0;

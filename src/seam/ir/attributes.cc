@@ -33,6 +33,27 @@ std::optional<ComparisonDirection> ComparisonDirectionFromName(
   return std::nullopt;
 }
 
+IntList ConvDimLabels::InputOrder() const {
+  IntList order{input_batch};
+  order.insert(order.end(), input_spatial.begin(), input_spatial.end());
+  order.push_back(input_feature);
+  return order;
+}
+
+IntList ConvDimLabels::KernelOrder() const {
+  IntList order(kernel_spatial.begin(), kernel_spatial.end());
+  order.push_back(kernel_input_feature);
+  order.push_back(kernel_output_feature);
+  return order;
+}
+
+IntList ConvDimLabels::OutputOrder() const {
+  IntList order{output_batch};
+  order.insert(order.end(), output_spatial.begin(), output_spatial.end());
+  order.push_back(output_feature);
+  return order;
+}
+
 const VerbatimAttribute* Attributes::FindVerbatim(absl::string_view name) const {
   for (const VerbatimAttribute& attr : verbatim) {
     if (attr.name == name) return &attr;

@@ -74,6 +74,13 @@ struct ConvDimLabels {
   int64_t output_feature = 0;
   IntList output_spatial;
   bool operator==(const ConvDimLabels&) const = default;
+
+  // Dimension orders (outermost first) that lay the operands out for
+  // computing: [batch, spatial..., feature] for the input and the output,
+  // [spatial..., input feature, output feature] for the kernel.
+  IntList InputOrder() const;
+  IntList KernelOrder() const;
+  IntList OutputOrder() const;
 };
 
 // A reference to a called computation, resolved after the whole module parsed.

@@ -164,19 +164,9 @@ Literal Convolve(BufferPool& pool, const Instruction& conv, const Literal& input
   const ConvDimLabels& l = *conv.attrs().dim_labels;
   const Window& window = *conv.attrs().window;
   ConvGeometry g = Geometry(conv, input.shape(), kernel.shape());
-  std::vector<int64_t> in_order{l.input_batch};
-  in_order.insert(in_order.end(), l.input_spatial.begin(), l.input_spatial.end());
-  in_order.push_back(l.input_feature);
-  std::vector<int64_t> kernel_order(l.kernel_spatial.begin(), l.kernel_spatial.end());
-  kernel_order.push_back(l.kernel_input_feature);
-  kernel_order.push_back(l.kernel_output_feature);
-  std::vector<int64_t> out_order{l.output_batch};
-  out_order.insert(out_order.end(), l.output_spatial.begin(), l.output_spatial.end());
-  out_order.push_back(l.output_feature);
-
-  Packed<C> in(pool, input, in_order);            // [batch][positions][features]
-  Packed<C> weights(pool, kernel, kernel_order);  // [kernel positions][in][out]
-  PackedResult<C> out(pool, conv.shape(), out_order);
+  Packed<C> in(pool, input, l.InputOrder());            // [batch][positions][features]
+  Packed<C> weights(pool, kernel, l.KernelOrder());  // [kernel positions][in][out]
+  PackedResult<C> out(pool, conv.shape(), l.OutputOrder());
   bool pointwise = IsPointwise(g, window);
   std::vector<int64_t> offsets = pointwise ? std::vector<int64_t>{} : WindowOffsets(g, window);
   if (g.kernel_in == 1 && g.batch_groups == 1 && !pointwise) {
