@@ -1,6 +1,7 @@
 // Random memory-intensive graphs (random_graph.h) through every fusion
 // strategy on the CPU backend, against the interpreter: 2,000 graphs per
-// run, 100 to a module so each strategy compiles 20 shared objects. A
+// run, 100 to a module so each strategy compiles 20 shared objects; stitch
+// once more with every output written by non-temporal stores. A
 // mismatch prints the smallest prefix of the failing graph that still
 // fails, as a module to feed `seam run --fusion=... --verify --passes=none`.
 #include "absl/strings/str_cat.h"
@@ -24,8 +25,10 @@ struct Outcome {
   std::vector<std::string> mismatch;  // per output: "" when equal
 };
 
-// Runs `text` compiled with `strategy` and in the interpreter.
-Outcome Check(const std::string& text, fusion::Strategy strategy) {
+// Runs `text` compiled with `strategy` and in the interpreter. With
+// `streamed`, the device's last-level cache is one byte, so every output
+// goes through the staged non-temporal store path.
+Outcome Check(const std::string& text, fusion::Strategy strategy, bool streamed = false) {
   Outcome outcome;
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "random");
   if (!modules.ok()) {
@@ -39,6 +42,7 @@ Outcome Check(const std::string& text, fusion::Strategy strategy) {
   absl::StatusOr<Literal> want = oracle.Run(module, arguments);
   runtime::ExecutableOptions options;
   options.plan.strategy = strategy;
+  if (streamed) options.plan.device.last_level_cache_bytes = 1;
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
       runtime::Executable::Compile(module, options);
   if (!want.ok() || !executable.ok()) {
@@ -65,7 +69,7 @@ bool Fails(const Outcome& o) {
 
 // The smallest prefix of `graph` (its last instruction the only output)
 // that still fails.
-std::string Reduce(const RandomGraph& graph, fusion::Strategy strategy) {
+std::string Reduce(const RandomGraph& graph, fusion::Strategy strategy, bool streamed) {
   for (size_t n = graph.parameters + 1; n <= graph.lines.size(); ++n) {
     RandomGraph prefix = graph;
     prefix.lines.resize(n);
@@ -77,7 +81,7 @@ std::string Reduce(const RandomGraph& graph, fusion::Strategy strategy) {
     prefix.outputs = {name};
     prefix.output_types = {type};
     std::string text = ModuleText({prefix}, "reduced");
-    if (Fails(Check(text, strategy))) return text;
+    if (Fails(Check(text, strategy, streamed))) return text;
   }
   return ModuleText({graph}, "unreduced");
 }
@@ -96,10 +100,13 @@ TEST_P(RandomGraphs, EveryStrategyMatchesTheInterpreter) {
     outputs += graphs.back().outputs.size();
   }
   std::string text = ModuleText(graphs, absl::StrCat("random_", m));
-  for (fusion::Strategy strategy :
-       {fusion::Strategy::kNone, fusion::Strategy::kXla, fusion::Strategy::kStitch}) {
-    Outcome outcome = Check(text, strategy);
-    ASSERT_EQ(outcome.error, "") << fusion::StrategyName(strategy) << "\n" << text;
+  for (auto [strategy, streamed] : {std::pair{fusion::Strategy::kNone, false},
+                                    std::pair{fusion::Strategy::kXla, false},
+                                    std::pair{fusion::Strategy::kStitch, false},
+                                    std::pair{fusion::Strategy::kStitch, true}}) {
+    Outcome outcome = Check(text, strategy, streamed);
+    ASSERT_EQ(outcome.error, "") << fusion::StrategyName(strategy) << (streamed ? " streamed" : "")
+                                 << "\n" << text;
     for (size_t g = 0; g < graphs.size(); ++g) {
       bool bad = false;
       for (size_t o = 0; o < graphs[g].outputs.size(); ++o) {
@@ -107,8 +114,9 @@ TEST_P(RandomGraphs, EveryStrategyMatchesTheInterpreter) {
       }
       if (!bad) continue;
       ADD_FAILURE() << "graph " << g << " of module " << m << " differs with --fusion="
-                    << fusion::StrategyName(strategy) << "; reduced reproducer:\n"
-                    << Reduce(graphs[g], strategy);
+                    << fusion::StrategyName(strategy) << (streamed ? " (outputs streamed)" : "")
+                    << "; reduced reproducer:\n"
+                    << Reduce(graphs[g], strategy, streamed);
       return;
     }
   }

@@ -127,16 +127,33 @@ class CpuKernelEmitter {
         if (!IsStaged(s, v) || staging_.contains(k)) continue;
         staging_.insert(k);
         Line(4, absl::StrCat("std::vector<", StorageType(v->shape().dtype()), "> stage_", k, "(",
-                             std::max<int64_t>(1, s.RowLength()), ");"));
+                             StagedChunk(s), ");"));
       }
     }
   }
 
+  // The elements of a row one task computes: a row, or its share when
+  // the phase splits rows across blocks.
+  int64_t StagedChunk(const Stage& s) const {
+    int64_t bpr = 1;
+    for (const Stage& t : ir_.stages) {
+      if (t.phase == s.phase) {
+        bpr = std::max<int64_t>(1, t.mapping.blocks_per_row);
+        break;
+      }
+    }
+    return std::max<int64_t>(1, CeilDiv(s.RowLength(), bpr));
+  }
+
+  // Staged when written contiguously row by row and the chunk fits the
+  // per-core cache comfortably (bool has no vector storage to stream from).
   bool IsStaged(const Stage& s, const Instruction* v) const {
+    constexpr int64_t kMaxStagedElements = 1 << 16;
     auto storage = ir_.storage.find(v);
     return s.kind == LoopKind::kElementwise && storage != ir_.storage.end() &&
            storage->second == Storage::kOutput && ir_.buffers[ir_.BufferIndex(v)].streamed &&
-           v->shape().dims() == s.dims;
+           v->shape().dtype() != DType::kPred && v->shape().dims() == s.dims &&
+           StagedChunk(s) <= kMaxStagedElements;
   }
 
   // Per-thread tile buffers: rows_per_block rows of each regional value.
@@ -238,8 +255,8 @@ class CpuKernelEmitter {
     Line(8, "}");
     for (const Instruction* v : staged_) {
       int k = ir_.BufferIndex(v);
-      Line(8, absl::StrCat("seam_stream_store(b", k, " + r * ", length, " + c0, stage_", k,
-                           ".data(), (c1 - c0) * sizeof(stage_", k, "[0]));"));
+      Line(8, absl::StrCat("if (c1 > c0) seam_stream_store(b", k, " + r * ", length, " + c0, stage_",
+                           k, ".data(), (c1 - c0) * sizeof(stage_", k, "[0]));"));
     }
     staged_.clear();
     Line(6, "}");

@@ -150,7 +150,7 @@ void AssignStorage(const fusion::Kernel& kernel, const fusion::DeviceSpec& devic
   for (const Instruction* out : kernel.outputs) {
     ir.storage[out] = Storage::kOutput;
     int64_t elements = out->shape().ElementCount().value_or(0);
-    bool past_cache = device.last_level_cache_bytes > 0 &&
+    bool past_cache = device.last_level_cache_bytes > 0 && out->shape().dtype() != DType::kPred &&
                       elements * DTypeByteSize(out->shape().dtype()) > device.last_level_cache_bytes;
     ir.buffers.push_back({out, Storage::kOutput, out->shape().dtype(), elements, nullptr, past_cache});
   }

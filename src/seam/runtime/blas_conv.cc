@@ -89,6 +89,7 @@ void ConvolveByGemm(BufferPool& pool, const ConvGeometry& g, const std::vector<i
                     const C* in, const C* kernel, C* out) {
   const int64_t rows = g.out_batch * g.out_positions;
   const int64_t depth = g.kernel_positions * g.kernel_in;
+  if (rows == 0) return;
   const int64_t per_feature_group = g.out_features / g.feature_groups;
   const int64_t per_batch_group = g.out_features / g.batch_groups;
   // Row chunks keep the column matrix near 32 MB.
