@@ -120,40 +120,40 @@ class CpuKernelEmitter {
   // Outputs written past the caches: per thread, a row staged in L1 and
   // then streamed out (only where a stage writes them row by row).
   void EmitStagingRows() {
+    absl::flat_hash_set<int> declared;
     for (const Stage& s : ir_.stages) {
-      if (s.kind != LoopKind::kElementwise) continue;
       for (const Instruction* v : s.roots) {
         int k = ir_.BufferIndex(v);
-        if (!IsStaged(s, v) || staging_.contains(k)) continue;
-        staging_.insert(k);
+        if (!IsStaged(s, v) || !declared.insert(k).second) continue;
         Line(4, absl::StrCat("std::vector<", StorageType(v->shape().dtype()), "> stage_", k, "(",
                              StagedChunk(s), ");"));
       }
     }
   }
 
+  // How many blocks share a row in a tile phase: its first stage's mapping
+  // decides for the whole phase.
+  int64_t PhaseBlocksPerRow(int phase) const {
+    for (const Stage& s : ir_.stages) {
+      if (s.phase == phase) return std::max<int64_t>(1, s.mapping.blocks_per_row);
+    }
+    return 1;
+  }
+
   // The elements of a row one task computes: a row, or its share when
   // the phase splits rows across blocks.
   int64_t StagedChunk(const Stage& s) const {
-    int64_t bpr = 1;
-    for (const Stage& t : ir_.stages) {
-      if (t.phase == s.phase) {
-        bpr = std::max<int64_t>(1, t.mapping.blocks_per_row);
-        break;
-      }
-    }
-    return std::max<int64_t>(1, CeilDiv(s.RowLength(), bpr));
+    return std::max<int64_t>(1, CeilDiv(s.RowLength(), PhaseBlocksPerRow(s.phase)));
   }
 
-  // Staged when written contiguously row by row and the chunk fits the
-  // per-core cache comfortably (bool has no vector storage to stream from).
+  // Staged when streamed (see KernelBuffer::streamed), written contiguously
+  // row by row, and the chunk fits the per-core cache comfortably.
   bool IsStaged(const Stage& s, const Instruction* v) const {
     constexpr int64_t kMaxStagedElements = 1 << 16;
     auto storage = ir_.storage.find(v);
     return s.kind == LoopKind::kElementwise && storage != ir_.storage.end() &&
            storage->second == Storage::kOutput && ir_.buffers[ir_.BufferIndex(v)].streamed &&
-           v->shape().dtype() != DType::kPred && v->shape().dims() == s.dims &&
-           StagedChunk(s) <= kMaxStagedElements;
+           v->shape().dims() == s.dims && StagedChunk(s) <= kMaxStagedElements;
   }
 
   // Per-thread tile buffers: rows_per_block rows of each regional value.
@@ -216,7 +216,7 @@ class CpuKernelEmitter {
     const Stage& first = ir_.stages[begin];
     int64_t rows = first.Rows();
     int64_t rpb = std::max<int64_t>(1, first.mapping.rows_per_block);
-    int64_t bpr = std::max<int64_t>(1, first.mapping.blocks_per_row);
+    int64_t bpr = PhaseBlocksPerRow(first.phase);
     int64_t tasks = CeilDiv(rows, rpb) * bpr;
     Line(4, "#pragma omp for schedule(static)");
     Line(4, absl::StrCat("for (int64_t task = 0; task < ", tasks, "; ++task) {"));
@@ -374,8 +374,7 @@ class CpuKernelEmitter {
 
   const KernelIr& ir_;
   std::string text_;
-  absl::flat_hash_set<int> staging_;                // buffers with a staging row
-  std::vector<const Instruction*> staged_;          // staged by the stage being emitted, in order
+  std::vector<const Instruction*> staged_;  // staged by the stage being emitted, in order
 };
 
 }  // namespace

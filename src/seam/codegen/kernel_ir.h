@@ -66,7 +66,8 @@ struct KernelBuffer {
   const Instruction* partials_of = nullptr;
   // kOutput larger than the last-level cache: its readers will not find it
   // there, so it is written past the caches (non-temporal stores on a CPU,
-  // sparing the read-for-ownership of every line).
+  // sparing the read-for-ownership of every line). Never pred: bool has no
+  // vector storage to stream from.
   bool streamed = false;
 };
 

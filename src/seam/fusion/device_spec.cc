@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -46,13 +46,9 @@ int64_t CacheBytes(int level, int sysconf_name, int64_t fallback) {
     if (!(level_file >> found_level) || !(type_file >> type) || !(size_file >> size)) break;
     if (found_level != level || type == "Instruction" || size.empty()) continue;
     int64_t value = 0;
-    size_t digits = 0;
-    while (digits < size.size() && std::isdigit(static_cast<unsigned char>(size[digits]))) {
-      value = value * 10 + (size[digits++] - '0');
-    }
-    char unit = digits < size.size() ? size[digits] : ' ';
-    if (unit == 'K') value <<= 10;
-    if (unit == 'M') value <<= 20;
+    const char* unit = std::from_chars(size.data(), size.data() + size.size(), value).ptr;
+    if (*unit == 'K') value <<= 10;
+    if (*unit == 'M') value <<= 20;
     if (value > 0) return value;
   }
   return SysconfOr(sysconf_name, fallback);

@@ -85,8 +85,8 @@ bool IsPointwise(const ConvGeometry& g, const Window& window) {
 // Rows of the GEMM are (output batch, output position); columns of the
 // left matrix are (kernel element, input feature of the group).
 template <typename C>
-void ConvolveByGemm(BufferPool& pool, const ConvGeometry& g, const std::vector<int64_t>& offsets, bool pointwise,
-                    const C* in, const C* kernel, C* out) {
+void ConvolveByGemm(BufferPool& pool, const ConvGeometry& g, const std::vector<int64_t>& offsets,
+                    bool pointwise, const C* in, const C* kernel, C* out) {
   const int64_t rows = g.out_batch * g.out_positions;
   const int64_t depth = g.kernel_positions * g.kernel_in;
   if (rows == 0) return;

@@ -1,6 +1,7 @@
 #include "seam/runtime/blas_dot.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "seam/runtime/blas_pack.h"
 
@@ -33,12 +34,6 @@ int64_t Product(const Shape& shape, const IntList& dims) {
   int64_t p = 1;
   for (int64_t d : dims) p *= shape.dim(static_cast<int>(d));
   return p;
-}
-
-std::vector<int64_t> Iota(int rank) {
-  std::vector<int64_t> order(rank);
-  for (int d = 0; d < rank; ++d) order[d] = d;
-  return order;
 }
 
 }  // namespace
@@ -83,7 +78,9 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     Packed<C> pb(pool, rhs, rhs_order);
     // The result of [batch, m, k] x [batch, k, n] is already in the dot's
     // dimension order: batch, lhs free, rhs free.
-    PackedResult<C> out(pool, dot.shape(), Iota(dot.shape().rank()));
+    std::vector<int64_t> identity(dot.shape().rank());
+    std::iota(identity.begin(), identity.end(), 0);
+    PackedResult<C> out(pool, dot.shape(), std::move(identity));
     for (int64_t i = 0; i < batch; ++i) {
       Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
               {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed}, out.data() + i * m * n, n);
