@@ -50,6 +50,11 @@ void ElementalEmitter::Bind(const Instruction* v, const Index& index, const std:
   memo_[MemoKey(v, index)] = name;
 }
 
+std::string ElementalEmitter::Storable(const std::string& name) const {
+  auto it = unrounded_.find(name);
+  return it == unrounded_.end() ? name : it->second;
+}
+
 std::string ElementalEmitter::Fresh(const std::string& prefix) {
   return absl::StrCat(prefix, next_++);
 }
@@ -263,6 +268,7 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
     args.push_back(value);
   }
   SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
+  if (IsHalfType(t)) unrounded_[name] = expr;
   return define(RoundExpr(t, expr));
 }
 

@@ -51,6 +51,11 @@ class ElementalEmitter {
   void Emit(const std::string& line);
   // Makes `name` the value of `v` at `index` (loop-carried or argument values).
   void Bind(const Instruction* v, const Index& index, const std::string& name);
+  // What to convert to v's storage type when storing value `name` of v: its
+  // unrounded expression when it is a bf16/f16 result rounded on definition
+  // (the store's conversion rounds the same way, so rounding twice is
+  // wasted work), else `name`.
+  std::string Storable(const std::string& name) const;
 
  private:
   absl::StatusOr<std::string> Compute(const Instruction* v, const Index& index);
@@ -64,6 +69,7 @@ class ElementalEmitter {
   std::vector<std::string>* lines_;
   std::string indent_;
   absl::flat_hash_map<std::string, std::string> memo_;
+  absl::flat_hash_map<std::string, std::string> unrounded_;  // by value name
   int next_ = 0;
 };
 

@@ -26,20 +26,42 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t Elements(const Instruction* v) { return v->shape().ElementCount().value_or(0); }
 
-// The OpenMP reduction identifier of a reducer that is a plain sum, max or
-// min of its two parameters (so OpenMP may vectorize it), else "".
-std::string SimdReduction(const Instruction& reduce) {
+bool IsMax(const Instruction& reduce) {
+  return (*reduce.attrs().to_apply)->root()->opcode() == Opcode::kMaximum;
+}
+
+// How a row reduction's accumulator runs inside an `omp simd` loop.
+enum class SimdAccumulation {
+  kNone,       // a general reducer: a plain loop
+  kDirect,     // a sum, or an integer max or min: an OpenMP reduction clause
+  kOrderKeys,  // a float max or min: over order keys (seam_order_key), NaN apart
+};
+
+// A reducer qualifies when it is a plain sum, max or min of its two
+// parameters.
+SimdAccumulation AccumulationOf(const Instruction& reduce) {
   const Computation& fn = **reduce.attrs().to_apply;
   const Instruction* root = fn.root();
   if (root->operand_count() != 2 || root->operand(0)->opcode() != Opcode::kParameter ||
       root->operand(1)->opcode() != Opcode::kParameter || reduce.shape().dtype() == DType::kPred) {
-    return "";
+    return SimdAccumulation::kNone;
   }
   switch (root->opcode()) {
-    case Opcode::kAdd: return "+";
+    case Opcode::kAdd: return SimdAccumulation::kDirect;
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+      return IsFloatType(reduce.shape().dtype()) ? SimdAccumulation::kOrderKeys
+                                                 : SimdAccumulation::kDirect;
+    default: return SimdAccumulation::kNone;
+  }
+}
+
+// The OpenMP reduction identifier of a kDirect reducer.
+std::string DirectReduction(const Instruction& reduce) {
+  switch ((*reduce.attrs().to_apply)->root()->opcode()) {
     case Opcode::kMaximum: return "seam_max";
     case Opcode::kMinimum: return "seam_min";
-    default: return "";
+    default: return "+";
   }
 }
 
@@ -179,12 +201,12 @@ class CpuKernelEmitter {
     if (storage == ir_.storage.end() || storage->second == Storage::kInput) return;
     if (std::find(staged_.begin(), staged_.end(), v) != staged_.end()) {
       e.Emit(absl::StrCat("stage_", ir_.BufferIndex(v), "[c - c0] = ",
-                          StoreExpr(v->shape().dtype(), value), ";"));
+                          StoreExpr(v->shape().dtype(), e.Storable(value)), ";"));
     } else if (storage->second == Storage::kTile) {
       e.Emit(absl::StrCat(TileName(v), "[", linear, " - ", Names().tile_base(v), "] = ", value, ";"));
     } else {
       e.Emit(absl::StrCat("b", ir_.BufferIndex(v), "[", linear, "] = ",
-                          StoreExpr(v->shape().dtype(), value), ";"));
+                          StoreExpr(v->shape().dtype(), e.Storable(value)), ";"));
     }
   }
 
@@ -268,22 +290,31 @@ class CpuKernelEmitter {
     Line(6, "for (int64_t r = r0; r < r1; ++r) {");
     std::vector<std::string> row_scope;
     ElementalEmitter outer(ir_, Names(), Computed(s), &row_scope, 8);
-    std::vector<std::string> accumulators;
+    std::vector<std::string> accumulators, clauses;
+    // One general reducer makes the whole loop scalar.
+    bool vectorizable = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
+      return AccumulationOf(*r) != SimdAccumulation::kNone;
+    });
+    auto keyed = [&](const Instruction* r) {
+      return vectorizable && AccumulationOf(*r) == SimdAccumulation::kOrderKeys;
+    };
     for (const Instruction* r : s.reductions) {
       SEAM_ASSIGN_OR_RETURN(std::string init, outer.Value(r->operand(1), {}));
-      std::string acc = absl::StrCat("acc", accumulators.size());
+      std::string j = absl::StrCat(accumulators.size());
+      std::string acc = "acc" + j;
       outer.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
       accumulators.push_back(acc);
+      if (keyed(r)) {
+        outer.Emit(absl::StrCat("auto key", j, " = seam_order_key(", acc, ");"));
+        outer.Emit(absl::StrCat("int nan", j, " = ", acc, " != ", acc, ";"));
+        clauses.push_back(absl::StrCat(" reduction(", IsMax(*r) ? "max" : "min", ":key", j,
+                                       ") reduction(|:nan", j, ")"));
+      } else if (vectorizable) {
+        clauses.push_back(absl::StrCat(" reduction(", DirectReduction(*r), ":", acc, ")"));
+      }
     }
     for (const std::string& line : row_scope) Line(0, line);
-    std::vector<std::string> clauses;
-    for (size_t j = 0; j < s.reductions.size(); ++j) {
-      std::string op = SimdReduction(*s.reductions[j]);
-      if (!op.empty()) clauses.push_back(absl::StrCat(" reduction(", op, ":", accumulators[j], ")"));
-    }
-    if (clauses.size() == s.reductions.size()) {
-      Line(8, absl::StrCat("#pragma omp simd", absl::StrJoin(clauses, "")));
-    }
+    if (vectorizable) Line(8, absl::StrCat("#pragma omp simd", absl::StrJoin(clauses, "")));
     Line(8, absl::StrCat("for (int64_t c = 0; c < ", length, "; ++c) {"));
     std::vector<std::string> body;
     ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
@@ -291,16 +322,31 @@ class CpuKernelEmitter {
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
       SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(r->operand(0), index));
-      e.Emit(absl::StrCat(accumulators[j], " = ", ReducerName(r), "(", accumulators[j], ", ", x,
-                          ");"));
+      if (keyed(r)) {
+        std::string key = absl::StrCat("key", j), in = absl::StrCat("in", j);
+        e.Emit(absl::StrCat("const ", ComputeType(r->shape().dtype()), " ", in, " = ", x, ";"));
+        e.Emit(absl::StrCat("const auto new_", key, " = seam_order_key(", in, ");"));
+        e.Emit(absl::StrCat(key, " = new_", key, IsMax(*r) ? " > " : " < ", key, " ? new_", key,
+                            " : ", key, ";"));
+        e.Emit(absl::StrCat("nan", j, " |= ", in, " != ", in, ";"));
+      } else {
+        e.Emit(absl::StrCat(accumulators[j], " = ", ReducerName(r), "(", accumulators[j], ", ", x,
+                            ");"));
+      }
     }
     SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
     for (const std::string& line : body) Line(0, line);
     Line(8, "}");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      if (keyed(r)) {
+        Line(8, absl::StrCat(accumulators[j], " = nan", j, " ? std::numeric_limits<",
+                             ComputeType(r->shape().dtype()), ">::quiet_NaN() : seam_from_order_key(key",
+                             j, ");"));
+      }
       std::vector<std::string> store;
       ElementalEmitter st(ir_, Names(), {}, &store, 8);
-      Store(st, s.reductions[j], "r", RoundExpr(s.reductions[j]->shape().dtype(), accumulators[j]));
+      Store(st, r, "r", RoundExpr(r->shape().dtype(), accumulators[j]));
       for (const std::string& line : store) Line(0, line);
     }
     Line(6, "}");

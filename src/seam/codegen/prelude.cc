@@ -62,6 +62,21 @@ inline T seam_fmin(T a, T b) {
   m = b != b ? b : m;
   return a != a ? a : m;
 }
+
+// Floats as integers in the same order (-0 below +0; NaN tracked apart),
+// for max and min row reductions: an integer max is one instruction on the
+// loop-carried chain, the float max with NaN and signed-zero rules five.
+// The map is its own inverse.
+inline int32_t seam_order_key(float v) {
+  const int32_t i = std::bit_cast<int32_t>(v);
+  return i ^ ((i >> 31) & 0x7fffffff);
+}
+inline int64_t seam_order_key(double v) {
+  const int64_t i = std::bit_cast<int64_t>(v);
+  return i ^ ((i >> 63) & 0x7fffffffffffffff);
+}
+inline float seam_from_order_key(int32_t k) { return std::bit_cast<float>(seam_order_key(std::bit_cast<float>(k))); }
+inline double seam_from_order_key(int64_t k) { return std::bit_cast<double>(seam_order_key(std::bit_cast<double>(k))); }
 }  // namespace
 
 // Reductions OpenMP may vectorize: maximum and minimum for every compute type.
@@ -78,12 +93,17 @@ inline T seam_fmin(T a, T b) {
 
 namespace {
 // exp on floats without a libm call, so loops around it vectorize: 2^k
-// times a degree-6 polynomial for exp(r), r = x - k ln 2 in [-ln2/2, ln2/2]
-// (Cody-Waite split of ln 2). Within 2 ulp of std::exp; overflow gives inf,
-// underflow 0, NaN stays NaN.
+// times a polynomial for exp(r), r = x - k ln 2 in [-ln2/2, ln2/2] (Cody-
+// Waite split of ln 2), within 1.02 ulp of exp over every float. x is
+// clamped first to [-104, 89], past which the result no longer changes
+// (0 below, inf above), so k needs no clamp; NaN, sent to 89 by the clamp,
+// is restored last. 2^k in two halves so that k down to -150 (subnormal
+// results) scales right.
 inline float seam_exp(float x) {
-  const float k = std::nearbyint(x * 1.44269504088896341f);
-  float r = std::fma(k, -0.693145751953125f, x);
+  float xc = x < 89.0f ? x : 89.0f;
+  xc = xc > -104.0f ? xc : -104.0f;
+  const float k = std::nearbyint(xc * 1.44269504088896341f);
+  float r = std::fma(k, -0.693145751953125f, xc);
   r = std::fma(k, -1.42860682030941723212e-6f, r);
   float p = 1.9875691500e-4f;
   p = std::fma(p, r, 1.3981999507e-3f);
@@ -92,18 +112,62 @@ inline float seam_exp(float x) {
   p = std::fma(p, r, 1.6666665459e-1f);
   p = std::fma(p, r, 5.0000001201e-1f);
   p = std::fma(p, r * r, r) + 1.0f;
-  // 2^k in two halves, so that k down to -149 (subnormal results) scales right.
-  // Clamped with selects (fmin and fmax are library calls); NaN gives 0.
-  float kc = k > 128.0f ? 128.0f : k;
-  kc = kc < -150.0f ? -150.0f : kc;
-  const int ki = static_cast<int>(k != k ? 0.0f : kc);
-  const int k1 = ki / 2, k2 = ki - k1;
+  const int ki = static_cast<int>(k);
+  const int k1 = ki >> 1, k2 = ki - k1;
   const float s1 = std::bit_cast<float>((k1 + 127) << 23);
   const float s2 = std::bit_cast<float>((k2 + 127) << 23);
-  float y = p * s1 * s2;
-  y = x > 88.72283935546875f ? std::numeric_limits<float>::infinity() : y;
-  y = x < -103.972084045410f ? 0.0f : y;
+  const float y = p * s1 * s2;
   return x != x ? x : y;
+}
+
+// tanh without a libm call: an odd polynomial below |x| = 0.625, where
+// 1 - 2 / (e^2|x| + 1) would cancel, and that formula above it (Cephes'
+// split). Within 3 ulp of std::tanh; +-inf give +-1, NaN stays NaN.
+inline float seam_tanh(float x) {
+  const float a = std::fabs(x);
+  const float z = x * x;
+  float p = -5.70498872745e-3f;
+  p = std::fma(p, z, 2.06390887954e-2f);
+  p = std::fma(p, z, -5.37397155531e-2f);
+  p = std::fma(p, z, 1.33314422036e-1f);
+  p = std::fma(p, z, -3.33332819422e-1f);
+  const float small = std::fma(p * z, x, x);
+  const float big = std::copysign(1.0f - 2.0f / (seam_exp(a + a) + 1.0f), x);
+  return a < 0.625f ? small : big;
+}
+
+// log without a libm call: x = m 2^e with m in [sqrt(1/2), sqrt(2)), then
+// e ln 2 (split in two) plus a polynomial in m - 1 (Cephes' logf).
+// Subnormals are scaled up first. Within 2 ulp of std::log; 0 gives -inf,
+// negatives NaN, inf inf.
+inline float seam_log(float x) {
+  const bool tiny = x < 1.17549435e-38f;
+  const int32_t bits = std::bit_cast<int32_t>(tiny ? x * 8388608.0f : x);
+  int32_t e = ((bits >> 23) & 0xff) - 126;
+  float m = std::bit_cast<float>((bits & 0x007fffff) | 0x3f000000);
+  const bool low = m < 0.707106781186547524f;
+  e = low ? e - 1 : e;
+  m = low ? m + m : m;
+  const float f = m - 1.0f;
+  const float fe = static_cast<float>(e) - (tiny ? 23.0f : 0.0f);
+  const float z = f * f;
+  float p = 7.0376836292e-2f;
+  p = std::fma(p, f, -1.1514610310e-1f);
+  p = std::fma(p, f, 1.1676998740e-1f);
+  p = std::fma(p, f, -1.2420140846e-1f);
+  p = std::fma(p, f, 1.4249322787e-1f);
+  p = std::fma(p, f, -1.6668057665e-1f);
+  p = std::fma(p, f, 2.0000714765e-1f);
+  p = std::fma(p, f, -2.4999993993e-1f);
+  p = std::fma(p, f, 3.3333331174e-1f);
+  float y = f * z * p;
+  y = std::fma(fe, -2.12194440e-4f, y);
+  y = std::fma(-0.5f, z, y);
+  float r = std::fma(fe, 0.693359375f, f + y);
+  r = x == std::numeric_limits<float>::infinity() ? x : r;
+  r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
+  r = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : r;
+  return x != x ? x : r;
 }
 }  // namespace
 )");

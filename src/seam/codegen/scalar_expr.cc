@@ -30,7 +30,7 @@ absl::StatusOr<std::string> FloatUnary(const Instruction& op, const std::string&
     case Opcode::kRoundNearestEven: return Call("std::nearbyint", {a});
     case Opcode::kExp: return Call(T == "float" ? "seam_exp" : "std::exp", {a});
     case Opcode::kExpm1: return Call("std::expm1", {a});
-    case Opcode::kLog: return Call("std::log", {a});
+    case Opcode::kLog: return Call(T == "float" ? "seam_log" : "std::log", {a});
     case Opcode::kLog1p: return Call("std::log1p", {a});
     case Opcode::kLogistic:
       if (T == "float") return absl::StrCat("(1.0f / (1.0f + seam_exp(-", a, ")))");
@@ -38,7 +38,7 @@ absl::StatusOr<std::string> FloatUnary(const Instruction& op, const std::string&
     case Opcode::kSqrt: return Call("std::sqrt", {a});
     case Opcode::kRsqrt: return absl::StrCat("(", T, "(1) / std::sqrt(", a, "))");
     case Opcode::kCbrt: return Call("std::cbrt", {a});
-    case Opcode::kTanh: return Call("std::tanh", {a});
+    case Opcode::kTanh: return Call(T == "float" ? "seam_tanh" : "std::tanh", {a});
     case Opcode::kSin: return Call("std::sin", {a});
     case Opcode::kCos: return Call("std::cos", {a});
     case Opcode::kTan: return Call("std::tan", {a});
