@@ -14,11 +14,9 @@ namespace seam {
 namespace {
 
 Literal TupleOf(const Shape& shape, OperandValues operands) {
-  Literal tuple(shape);
-  for (size_t i = 0; i < operands.size(); ++i) {
-    tuple.mutable_tuple_elements()[i] = *operands[i];
-  }
-  return tuple;
+  std::vector<Literal> elements;
+  for (const Literal* operand : operands) elements.push_back(*operand);
+  return Literal::Tuple(shape, std::move(elements));
 }
 
 // A constant whose values the text elided (`{...}`) reads as deterministic

@@ -220,18 +220,7 @@ Literal DynamicSlice(const Instruction& instruction, OperandValues operands) {
 
 Literal DynamicUpdateSlice(OperandValues operands) {
   Literal out = *operands[0];
-  const Literal& update = *operands[1];
-  std::vector<int64_t> starts =
-      ClampedStarts(operands.subspan(2), out.shape(), update.shape().dims());
-  std::vector<int64_t> strides = RowMajorStrides(out.shape().dims());
-  int64_t size = DTypeByteSize(out.shape().dtype());
-  uint8_t* dst = out.mutable_bytes().data();
-  const uint8_t* src = update.bytes().data();
-  ForEachIndex(update.shape().dims(), [&](absl::Span<const int64_t> index, int64_t linear) {
-    int64_t to = 0;
-    for (size_t k = 0; k < index.size(); ++k) to += (starts[k] + index[k]) * strides[k];
-    CopyElement(dst + to * size, src + linear * size, size);
-  });
+  UpdateSliceInPlace(out, *operands[1], operands.subspan(2));
   return out;
 }
 
@@ -251,6 +240,25 @@ absl::StatusOr<Literal> Iota(const Instruction& instruction) {
 }
 
 }  // namespace
+
+void UpdateSliceInPlace(Literal& target, const Literal& update, OperandValues start_indices) {
+  const Shape& shape = target.shape();
+  absl::Span<const int64_t> dims = update.shape().dims();
+  std::vector<int64_t> starts = ClampedStarts(start_indices, shape, dims);
+  std::vector<int64_t> strides = RowMajorStrides(shape.dims());
+  int64_t size = DTypeByteSize(shape.dtype());
+  if (update.shape().ElementCount().value_or(0) == 0) return;
+  // Whole innermost runs at a time: the update's rows are contiguous in both.
+  int64_t run = dims.empty() ? 1 : dims.back();
+  absl::Span<const int64_t> outer = dims.empty() ? dims : dims.first(dims.size() - 1);
+  uint8_t* dst = target.mutable_bytes().data();
+  const uint8_t* src = update.bytes().data();
+  ForEachIndex(outer, [&](absl::Span<const int64_t> index, int64_t linear) {
+    int64_t to = dims.empty() ? 0 : starts.back();
+    for (size_t k = 0; k < index.size(); ++k) to += (starts[k] + index[k]) * strides[k];
+    std::memcpy(dst + to * size, src + linear * run * size, run * size);
+  });
+}
 
 absl::StatusOr<Literal> EvalDataMovement(const Instruction& instruction, OperandValues operands) {
   switch (instruction.opcode()) {

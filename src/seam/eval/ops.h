@@ -28,6 +28,9 @@ absl::StatusOr<Literal> EvalElementwise(const Instruction& instruction,
 // (data_movement.cc).
 absl::StatusOr<Literal> EvalDataMovement(const Instruction& instruction,
                                          OperandValues operands);
+// dynamic-update-slice's write, into `target` itself: `update` at the
+// clamped `start_indices` (for runtimes that update a dead operand in place).
+void UpdateSliceInPlace(Literal& target, const Literal& update, OperandValues start_indices);
 // reduce, reduce-window, select-and-scatter (reduction.cc).
 absl::StatusOr<Literal> EvalReduction(const Instruction& instruction,
                                       OperandValues operands, Evaluator& evaluator);

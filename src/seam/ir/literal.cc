@@ -18,6 +18,13 @@ Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   bytes_.assign(element_count_ * DTypeByteSize(shape_.dtype()), 0);
 }
 
+Literal Literal::Tuple(Shape shape, std::vector<Literal> elements) {
+  Literal literal(Shape::Tuple({}));
+  literal.shape_ = std::move(shape);
+  literal.elements_ = std::move(elements);
+  return literal;
+}
+
 Literal Literal::Uninitialized(Shape shape) {
   Literal literal(Shape::Tuple({}));
   literal.shape_ = std::move(shape);

@@ -44,6 +44,8 @@ class Literal {
   // An array literal whose elements are left as memory had them: for a
   // writer that fills every element.
   static Literal Uninitialized(Shape shape);
+  // A tuple of `elements` (taken, not copied), of tuple shape `shape`.
+  static Literal Tuple(Shape shape, std::vector<Literal> elements);
   // A literal whose values were elided in text as `{...}`.
   static Literal Elided(Shape shape);
   // A literal of an opaque element type, kept as the text that wrote it.

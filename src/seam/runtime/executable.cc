@@ -35,12 +35,56 @@ struct Executable::Step {
 struct Executable::Program {
   const Computation* computation = nullptr;
   std::vector<Step> steps;
-  absl::flat_hash_map<const Instruction*, int> readers;  // steps reading each value
+  absl::flat_hash_map<const Instruction*, int> readers;  // reads of each value, over all steps
+  // Tuples read only by get-tuple-elements, each of another index: those
+  // may take their element out instead of viewing it.
+  absl::flat_hash_set<const Instruction*> split_tuples;
+};
+
+// A value during a run. Owned values may be recycled, moved or updated in
+// place once their last reader runs; the rest (the caller's arguments,
+// views into a tuple) are only read.
+struct Executable::Held {
+  std::shared_ptr<Literal> literal;
+  bool owned = false;
 };
 
 namespace {
 
-using Values = absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>;
+using Values = absl::flat_hash_map<const Instruction*, Executable::Held>;
+
+Executable::Held Owned(Literal value) {
+  return {std::make_shared<Literal>(std::move(value)), true};
+}
+
+Executable::Held Borrowed(const Literal& value) {
+  return {std::shared_ptr<Literal>(const_cast<Literal*>(&value), [](Literal*) {}), false};
+}
+
+// The argument list of a one-parameter computation. (Not an initializer
+// list: its copy would hold the value until the call returns.)
+std::vector<Executable::Held> Only(Executable::Held argument) {
+  std::vector<Executable::Held> arguments;
+  arguments.push_back(std::move(argument));
+  return arguments;
+}
+
+// Tuples whose every reader is a get-tuple-element of an index no other
+// reader takes.
+absl::flat_hash_set<const Instruction*> SplitTuples(const Computation& computation) {
+  absl::flat_hash_set<const Instruction*> split;
+  for (const Instruction* i : computation.MakePostOrder()) {
+    if (!i->shape().IsTuple() || i == computation.root()) continue;
+    absl::flat_hash_set<int64_t> taken;
+    bool only_distinct_elements = true;
+    for (const Instruction* user : i->users()) {
+      only_distinct_elements &= user->opcode() == Opcode::kGetTupleElement &&
+                                taken.insert(*user->attrs().index).second;
+    }
+    if (only_distinct_elements) split.insert(i);
+  }
+  return split;
+}
 
 // Dots and convolutions that BLAS serves.
 bool IsLibraryCall(const Instruction& i) {
@@ -198,6 +242,7 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     for (const Step& s : program->steps) {
       for (const Instruction* r : s.reads) ++program->readers[r];
     }
+    program->split_tuples = SplitTuples(*cp.computation);
     programs_[cp.computation] = std::move(program);
   }
   std::string source = codegen::CpuSourceFile(sources);
@@ -222,9 +267,9 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
 
 absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
   SEAM_RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
-  std::vector<const Literal*> pointers;
-  for (const Literal& a : arguments) pointers.push_back(&a);
-  return RunProgram(*programs_.at(module_->entry()), pointers);
+  std::vector<Held> borrowed;
+  for (const Literal& a : arguments) borrowed.push_back(Borrowed(a));
+  return RunProgram(*programs_.at(module_->entry()), std::move(borrowed));
 }
 
 void Executable::Recycle(Literal value) {
@@ -243,12 +288,12 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
         if (it == values.end()) {
           return absl::InternalError(absl::StrCat(ir.name, ": input ", b.value->name(), " missing"));
         }
-        buffers.push_back(it->second->mutable_bytes().data());
+        buffers.push_back(it->second.literal->mutable_bytes().data());
         break;
       }
       case codegen::Storage::kOutput: {
-        auto out = std::make_shared<Literal>(pool_.TakeLiteral(b.value->shape()));
-        buffers.push_back(out->mutable_bytes().data());
+        Held out = Owned(pool_.TakeLiteral(b.value->shape()));
+        buffers.push_back(out.literal->mutable_bytes().data());
         values[b.value] = std::move(out);
         break;
       }
@@ -265,23 +310,21 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
   return absl::OkStatus();
 }
 
+// The loop state is the loop's own: each body run consumes it (its
+// elements may be updated in place) and returns the next.
+absl::StatusOr<Literal> Executable::RunWhile(const Instruction& i, Literal state) {
+  const Program& condition = *programs_.at(*i.attrs().condition);
+  const Program& body = *programs_.at(*i.attrs().body);
+  while (true) {
+    SEAM_ASSIGN_OR_RETURN(Literal go, RunProgram(condition, Only(Borrowed(state))));
+    if (go.GetBits(0) == 0) return state;
+    SEAM_ASSIGN_OR_RETURN(state, RunProgram(body, Only(Owned(std::move(state)))));
+  }
+}
+
 absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
-                                                   absl::Span<const Literal* const> operands,
-                                                   absl::Span<const Literal* const> arguments) {
+                                                   absl::Span<const Literal* const> operands) {
   switch (i.opcode()) {
-    case Opcode::kParameter:
-      return *arguments[i.parameter_number()];
-    case Opcode::kWhile: {
-      Literal state = *operands[0];
-      const Program& condition = *programs_.at(*i.attrs().condition);
-      const Program& body = *programs_.at(*i.attrs().body);
-      while (true) {
-        const Literal* args[] = {&state};
-        SEAM_ASSIGN_OR_RETURN(Literal go, RunProgram(condition, args));
-        if (go.GetBits(0) == 0) return state;
-        SEAM_ASSIGN_OR_RETURN(state, RunProgram(body, args));
-      }
-    }
     case Opcode::kConditional: {
       std::vector<Computation*> branches = i.CalledComputations();
       int64_t index;
@@ -291,11 +334,13 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
         index = operands[0]->GetInt(0);
         if (index < 0 || index >= static_cast<int64_t>(branches.size())) index = branches.size() - 1;
       }
-      const Literal* args[] = {operands[1 + index]};
-      return RunProgram(*programs_.at(branches[index]), args);
+      return RunProgram(*programs_.at(branches[index]), Only(Borrowed(*operands[1 + index])));
     }
-    case Opcode::kCall:
-      return RunProgram(*programs_.at(*i.attrs().to_apply), operands);
+    case Opcode::kCall: {
+      std::vector<Held> arguments;
+      for (const Literal* o : operands) arguments.push_back(Borrowed(*o));
+      return RunProgram(*programs_.at(*i.attrs().to_apply), std::move(arguments));
+    }
     case Opcode::kDot:
       if (BlasHandles(i)) return BlasDot(pool_, i, *operands[0], *operands[1]);
       break;
@@ -308,38 +353,88 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
   return EvalInstruction(i, operands, evaluator_);
 }
 
-absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
-                                               absl::Span<const Literal* const> arguments) {
+absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vector<Held> arguments) {
   Values values;
   absl::flat_hash_map<const Instruction*, int> remaining = program.readers;
-  auto operand_pointers = [&](const std::vector<const Instruction*>& reads)
-      -> absl::StatusOr<std::vector<const Literal*>> {
-    std::vector<const Literal*> out;
-    for (const Instruction* r : reads) {
-      auto it = values.find(r);
-      if (it == values.end()) {
-        return absl::InternalError(absl::StrCat("value of ", r->name(), " is not computed yet"));
-      }
-      out.push_back(it->second.get());
+  auto find = [&](const Instruction* r) -> absl::StatusOr<Held*> {
+    auto it = values.find(r);
+    if (it == values.end()) {
+      return absl::InternalError(absl::StrCat("value of ", r->name(), " is not computed yet"));
     }
-    return out;
+    return &it->second;
+  };
+  // Whether `step`, reading `v` once, is the last to need v's memory.
+  auto last_holder = [&](const Step& step, const Instruction* v, const Held& held) {
+    return held.owned && held.literal.use_count() == 1 && remaining[v] == 1 &&
+           v != program.computation->root() &&
+           std::count(step.reads.begin(), step.reads.end(), v) == 1;
+  };
+  // Operand `v` as a value of its own: moved when this step is its last
+  // holder, else copied.
+  auto take = [&](const Step& step, const Instruction* v) -> absl::StatusOr<Literal> {
+    SEAM_ASSIGN_OR_RETURN(Held * held, find(v));
+    if (last_holder(step, v, *held)) return std::move(*held->literal);
+    return Literal(*held->literal);
   };
   for (const Step& step : program.steps) {
     switch (step.kind) {
       case Step::Kind::kInstruction: {
-        if (step.instruction->opcode() == Opcode::kParameter) {
-          // The caller's argument itself: never written, never copied.
-          const Literal* argument = arguments[step.instruction->parameter_number()];
-          values[step.instruction] =
-              std::shared_ptr<Literal>(const_cast<Literal*>(argument), [](Literal*) {});
-          break;
+        const Instruction& i = *step.instruction;
+        switch (i.opcode()) {
+          case Opcode::kParameter:
+            values[&i] = std::move(arguments[i.parameter_number()]);
+            break;
+          case Opcode::kGetTupleElement: {
+            SEAM_ASSIGN_OR_RETURN(Held * tuple, find(i.operand(0)));
+            Literal& element = tuple->literal->mutable_tuple_elements()[*i.attrs().index];
+            if (program.split_tuples.contains(i.operand(0)) && tuple->owned &&
+                tuple->literal.use_count() == 1) {
+              values[&i] = Owned(std::move(element));
+            } else {
+              values[&i] = {std::shared_ptr<Literal>(tuple->literal, &element), false};
+            }
+            break;
+          }
+          case Opcode::kTuple: {
+            std::vector<Literal> elements;
+            for (const Instruction* o : i.operands()) {
+              SEAM_ASSIGN_OR_RETURN(Literal element, take(step, o));
+              elements.push_back(std::move(element));
+            }
+            values[&i] = Owned(Literal::Tuple(i.shape(), std::move(elements)));
+            break;
+          }
+          case Opcode::kDynamicUpdateSlice: {
+            SEAM_ASSIGN_OR_RETURN(Held * target, find(i.operand(0)));
+            if (last_holder(step, i.operand(0), *target)) ++stats_.in_place_updates;
+            SEAM_ASSIGN_OR_RETURN(Literal updated, take(step, i.operand(0)));
+            std::vector<const Literal*> starts;
+            for (int k = 2; k < i.operand_count(); ++k) {
+              SEAM_ASSIGN_OR_RETURN(Held * start, find(i.operand(k)));
+              starts.push_back(start->literal.get());
+            }
+            SEAM_ASSIGN_OR_RETURN(Held * update, find(i.operand(1)));
+            UpdateSliceInPlace(updated, *update->literal, starts);
+            values[&i] = Owned(std::move(updated));
+            break;
+          }
+          case Opcode::kWhile: {
+            SEAM_ASSIGN_OR_RETURN(Literal state, take(step, i.operand(0)));
+            SEAM_ASSIGN_OR_RETURN(Literal result, RunWhile(i, std::move(state)));
+            values[&i] = Owned(std::move(result));
+            break;
+          }
+          default: {
+            std::vector<const Literal*> operands;
+            for (const Instruction* o : i.operands()) {
+              SEAM_ASSIGN_OR_RETURN(Held * held, find(o));
+              operands.push_back(held->literal.get());
+            }
+            SEAM_ASSIGN_OR_RETURN(Literal value, RunInstruction(i, operands));
+            values[&i] = Owned(std::move(value));
+            break;
+          }
         }
-        std::vector<const Literal*> operands;
-        SEAM_ASSIGN_OR_RETURN(operands, operand_pointers(std::vector<const Instruction*>(
-                                            step.instruction->operands().begin(),
-                                            step.instruction->operands().end())));
-        SEAM_ASSIGN_OR_RETURN(Literal value, RunInstruction(*step.instruction, operands, arguments));
-        values[step.instruction] = std::make_shared<Literal>(std::move(value));
         break;
       }
       case Step::Kind::kKernel:
@@ -349,19 +444,22 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
       case Step::Kind::kInterpretKernel: {
         // Member by member in the interpreter (an alias is a reshape: the
         // interpreter's is a copy with the new shape).
-        Values local;
+        absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>> local;
         for (const Instruction* m : step.kernel->instructions) {
           std::vector<const Literal*> operands;
           for (const Instruction* o : m->operands()) {
             auto it = local.find(o);
-            if (it == local.end()) it = values.find(o);
-            if (it == values.end()) return absl::InternalError(absl::StrCat(o->name(), " missing"));
-            operands.push_back(it->second.get());
+            if (it != local.end()) {
+              operands.push_back(it->second.get());
+              continue;
+            }
+            SEAM_ASSIGN_OR_RETURN(Held * held, find(o));
+            operands.push_back(held->literal.get());
           }
           SEAM_ASSIGN_OR_RETURN(Literal value, EvalInstruction(*m, operands, evaluator_));
           local[m] = std::make_shared<Literal>(std::move(value));
         }
-        for (const Instruction* o : step.kernel->outputs) values[o] = local.at(o);
+        for (const Instruction* o : step.kernel->outputs) values[o] = {local.at(o), true};
         break;
       }
     }
@@ -370,20 +468,19 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program,
       auto dead = values.find(r);
       if (dead == values.end()) continue;
       // The last holder of an owned array: its memory serves the next value.
-      if (dead->second.use_count() == 1 && r->opcode() != Opcode::kParameter &&
-          dead->second->shape().IsArray()) {
-        pool_.Give(std::move(dead->second->mutable_bytes()));
+      Held& held = dead->second;
+      if (held.owned && held.literal.use_count() == 1 && held.literal->shape().IsArray()) {
+        pool_.Give(std::move(held.literal->mutable_bytes()));
       }
       values.erase(dead);
     }
   }
   auto root = values.find(program.computation->root());
   if (root == values.end()) return absl::InternalError("the root was not computed");
-  // A parameter (or a value shared elsewhere) is copied, never moved from.
-  if (root->first->opcode() == Opcode::kParameter || root->second.use_count() > 1) {
-    return *root->second;
-  }
-  return std::move(*root->second);
+  // What is not the run's alone (an argument, a view, a value shared
+  // elsewhere) is copied, never moved from.
+  if (!root->second.owned || root->second.literal.use_count() > 1) return *root->second.literal;
+  return std::move(*root->second.literal);
 }
 
 }  // namespace seam::runtime

@@ -30,6 +30,9 @@ struct ExecutableStats {
   int64_t compiled_kernels = 0;  // kernels in the shared object
   int64_t aliases = 0;           // reshapes that move no data
   int64_t blas_calls = 0;        // dots and convolutions served by BLAS (static count)
+  // Dynamic-update-slices that wrote into their dead operand instead of a
+  // copy, over all runs so far.
+  int64_t in_place_updates = 0;
   // Everything the interpreter runs instead, as "name (opcode): why".
   std::vector<std::string> fallbacks;
   double codegen_seconds = 0;
@@ -59,17 +62,16 @@ class Executable {
  public:
   struct Step;
   struct Program;
+  struct Held;
 
  private:
   Executable() = default;
   absl::Status Build(const Module& module, const ExecutableOptions& options);
-  absl::StatusOr<Literal> RunProgram(const Program& program,
-                                     absl::Span<const Literal* const> arguments);
+  absl::StatusOr<Literal> RunProgram(const Program& program, std::vector<Held> arguments);
   absl::StatusOr<Literal> RunInstruction(const Instruction& instruction,
-                                         absl::Span<const Literal* const> operands,
-                                         absl::Span<const Literal* const> arguments);
-  absl::Status RunKernel(const Step& step,
-                         absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>>& values);
+                                         absl::Span<const Literal* const> operands);
+  absl::StatusOr<Literal> RunWhile(const Instruction& instruction, Literal state);
+  absl::Status RunKernel(const Step& step, absl::flat_hash_map<const Instruction*, Held>& values);
 
   const Module* module_ = nullptr;
   fusion::FusionPlan plan_;

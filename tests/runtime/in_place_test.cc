@@ -1,0 +1,132 @@
+// The CPU executable updates a dynamic-update-slice's operand in place when
+// nothing else needs it (a loop's cache written row by row), and copies it
+// when something does (a caller's argument, a value read again later).
+// Every case equals the interpreter.
+#include "gtest/gtest.h"
+#include "seam/eval/arguments.h"
+#include "seam/eval/compare.h"
+#include "seam/eval/evaluator.h"
+#include "seam/runtime/executable.h"
+#include "seam/text/parser.h"
+
+namespace seam::runtime {
+namespace {
+
+struct Outcome {
+  int64_t in_place_updates = 0;
+};
+
+// Runs `text` compiled (stitch) and in the interpreter on the same random
+// arguments; expects equal results and returns the executable's counters.
+Outcome RunBoth(const std::string& text, std::vector<Literal>* arguments_out = nullptr) {
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "in_place");
+  EXPECT_TRUE(modules.ok()) << modules.status();
+  if (!modules.ok()) return {};
+  Module& module = *modules->front();
+  std::vector<Literal> arguments = RandomArguments(*module.entry(), 0);
+  std::vector<Literal> originals = arguments;
+  Evaluator oracle;
+  oracle.set_wide_accumulation(true);
+  absl::StatusOr<Literal> expected = oracle.Run(module, arguments);
+  EXPECT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      Executable::Compile(module, ExecutableOptions{});
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (!expected.ok() || !executable.ok()) return {};
+  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  EXPECT_TRUE(got.ok()) << got.status();
+  if (!got.ok()) return {};
+  EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
+  for (size_t k = 0; k < arguments.size(); ++k) {
+    EXPECT_EQ(DescribeDifferences(arguments[k], originals[k], &RewriteTolerance, "an argument"),
+              "")
+        << "argument " << k << " was written";
+  }
+  if (arguments_out != nullptr) *arguments_out = std::move(arguments);
+  return {(*executable)->stats().in_place_updates};
+}
+
+// A decode loop: 16 steps each write one row of a [64,4096] cache.
+constexpr char kCacheLoop[] = R"(HloModule cache_loop
+cond {
+  s = (s32[], f32[64,4096], f32[1,4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(16)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64,4096], f32[1,4096]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  cache = f32[64,4096] get-tuple-element(s), index=1
+  row = f32[1,4096] get-tuple-element(s), index=2
+  z = s32[] constant(0)
+  c = f32[] constant(0.5)
+  cb = f32[1,4096] broadcast(c), dimensions={}
+  next = f32[1,4096] add(row, cb)
+  written = f32[64,4096] dynamic-update-slice(cache, next, i, z)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[64,4096], f32[1,4096]) tuple(i1, written, next)
+}
+ENTRY e {
+  cache0 = f32[64,4096] parameter(0)
+  row0 = f32[1,4096] parameter(1)
+  zero = s32[] constant(0)
+  s0 = (s32[], f32[64,4096], f32[1,4096]) tuple(zero, cache0, row0)
+  w = (s32[], f32[64,4096], f32[1,4096]) while(s0), condition=cond, body=body
+  ROOT out = f32[64,4096] get-tuple-element(w), index=1
+}
+)";
+
+TEST(InPlaceUpdates, ALoopWritesItsCacheInPlace) {
+  Outcome outcome = RunBoth(kCacheLoop);
+  EXPECT_EQ(outcome.in_place_updates, 16);
+}
+
+TEST(InPlaceUpdates, AnArgumentIsCopiedNotWritten) {
+  Outcome outcome = RunBoth(R"(HloModule argument
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  u = f32[2,16] parameter(1)
+  i = s32[] constant(3)
+  z = s32[] constant(0)
+  ROOT d = f32[8,16] dynamic-update-slice(a, u, i, z)
+}
+)");
+  EXPECT_EQ(outcome.in_place_updates, 0);
+}
+
+TEST(InPlaceUpdates, AValueReadLaterIsCopied) {
+  // `x` is read again after the update: the update must not touch it.
+  Outcome outcome = RunBoth(R"(HloModule read_later
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  u = f32[2,16] parameter(1)
+  x = f32[8,16] exponential(a)
+  i = s32[] constant(5)
+  z = s32[] constant(0)
+  d = f32[8,16] dynamic-update-slice(x, u, i, z)
+  s = f32[8,16] subtract(d, x)
+  ROOT t = (f32[8,16], f32[8,16]) tuple(d, s)
+}
+)");
+  EXPECT_EQ(outcome.in_place_updates, 0);
+}
+
+TEST(InPlaceUpdates, ADeadValueIsUpdatedInPlace) {
+  // Clamped start (7 + 2 > 8) and a dead operand: written in place.
+  Outcome outcome = RunBoth(R"(HloModule dead
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  u = f32[2,16] parameter(1)
+  x = f32[8,16] exponential(a)
+  i = s32[] constant(7)
+  z = s32[] constant(0)
+  ROOT d = f32[8,16] dynamic-update-slice(x, u, i, z)
+}
+)");
+  EXPECT_EQ(outcome.in_place_updates, 1);
+}
+
+}  // namespace
+}  // namespace seam::runtime
