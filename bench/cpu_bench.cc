@@ -18,7 +18,7 @@
 #include "bench_util.h"
 #include "seam/eval/arguments.h"
 #include "seam/runtime/executable.h"
-#include "seam/runtime/jit.h"
+#include "seam/runtime/measure.h"
 #include "seam/text/parser.h"
 
 namespace {
@@ -116,37 +116,6 @@ ENTRY e {
                          c, r, c, t, r, c);
 }
 
-double MedianSeconds(const std::function<void()>& run, int repeat) {
-  run();  // warm-up: first touch, thread pool
-  std::vector<double> s;
-  for (int i = 0; i < repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(s.begin(), s.end());
-  return s[s.size() / 2];
-}
-
-// Copy bandwidth (bytes read + written per second) of an OpenMP loop built
-// like the kernels, over 256 MiB: past every cache.
-double CopyBandwidth(int repeat) {
-  const char* source = R"(#include <cstddef>
-extern "C" __attribute__((visibility("default"))) void seam_copy(const float* in, float* out, long n) {
-  #pragma omp parallel for simd schedule(static)
-  for (long i = 0; i < n; ++i) out[i] = in[i];
-}
-)";
-  absl::StatusOr<seam::runtime::CompileResult> compiled = seam::runtime::CompileAndLoad(source);
-  if (!compiled.ok()) Die(compiled.status());
-  auto copy = reinterpret_cast<void (*)(const float*, float*, long)>(
-      *compiled->object->Symbol("seam_copy"));
-  const long n = 64L << 20;
-  std::vector<float> in(n, 1.0f), out(n, 0.0f);
-  double seconds = MedianSeconds([&] { copy(in.data(), out.data(), n); }, repeat);
-  return 2.0 * n * sizeof(float) / seconds / 1e9;
-}
-
 struct Case {
   std::string name;
   std::string text;
@@ -163,7 +132,9 @@ int main(int argc, char** argv) {
     if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     if (arg == "--quick") quick = true;
   }
-  double copy_gbps = CopyBandwidth(repeat);
+  absl::StatusOr<double> copy = seam::runtime::CopyBandwidthGBps(repeat);
+  if (!copy.ok()) Die(copy.status());
+  double copy_gbps = *copy;
   std::printf("copy bandwidth: %.1f GB/s (OpenMP copy, same compiler and flags)\n", copy_gbps);
   std::vector<std::pair<int64_t, int64_t>> shapes = {{4096, 768}, {4096, 4096}, {1024, 16384},
                                                      {256, 65536}};
@@ -195,13 +166,14 @@ int main(int argc, char** argv) {
       options.plan.strategy = s;
       auto executable = seam::runtime::Executable::Compile(module, options);
       if (!executable.ok()) Die(executable.status());
-      ms[k++] = 1000 * MedianSeconds(
+      ms[k++] = 1000 * seam::runtime::TimeRuns(
                            [&] {
                              absl::StatusOr<seam::Literal> out = (*executable)->Run(arguments);
                              if (!out.ok()) Die(out.status());
                              (*executable)->Recycle(std::move(*out));
                            },
-                           repeat);
+                           repeat)
+                           .median_s;
     }
     double gbps = c.bytes / (ms[2] / 1000) / 1e9;
     std::printf("%-30s %9.3f %9.3f %9.3f %8.2fx %8.2fx %8.1f %7.0f%%\n", c.name.c_str(), ms[0],

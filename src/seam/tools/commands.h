@@ -16,5 +16,7 @@ std::function<int()> AddRunCommand(CLI::App& app);
 std::function<int()> AddPassesCommand(CLI::App& app);
 // Adds `seam plan`.
 std::function<int()> AddPlanCommand(CLI::App& app);
+// Adds `seam bench`.
+std::function<int()> AddBenchCommand(CLI::App& app);
 
 }  // namespace seam

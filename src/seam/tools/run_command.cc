@@ -5,8 +5,6 @@
 // --backend=interp interprets, after --passes=SPEC when given. With
 // --verify the module also runs as written in the interpreter, on the same
 // inputs, and the outputs must agree.
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -21,6 +19,7 @@
 #include "seam/text/parser.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
+#include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
 
 namespace seam {
@@ -38,51 +37,10 @@ struct RunOptions {
   bool verify = false;
 };
 
-int Fail(const absl::Status& status) {
-  std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
-  return 1;
-}
-
-// Refuses to start when the arguments alone would take more than half of
-// the machine's memory: the interpreter keeps intermediates too, and a run
-// killed by the OOM killer explains nothing.
-absl::Status CheckArgumentsFitInMemory(const Computation& entry) {
-  double bytes = 0;
-  for (const Instruction* param : entry.parameters()) {
-    if (param == nullptr || !param->shape().IsArray()) continue;
-    bytes += static_cast<double>(param->shape().ElementCount().value_or(0)) *
-             DTypeByteSize(param->shape().dtype());
-  }
-  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  if (memory > 0 && bytes > memory / 2) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "the arguments of '%s' take %.1f GiB; this machine has %.1f GiB of memory, and the "
-        "interpreter needs room for intermediates too",
-        entry.name(), bytes / (1 << 30), memory / (1 << 30)));
-  }
-  return absl::OkStatus();
-}
-
-// Renders an error that carries a source location against the file.
-int FailAt(const std::string& path, const absl::Status& status) {
-  absl::StatusOr<SourceFile> source = SourceFile::Read(path);
-  return Fail(source.ok() ? source->Annotate(status) : status);
-}
-
-absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file) {
-  auto modules = ParseHloFile(file);
-  if (!modules.ok()) return modules.status();
-  if (modules->size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": error: holds ", modules->size(), " modules; seam run takes one"));
-  }
-  return std::move(modules->front());
-}
-
 // Runs the module as written on `arguments` and compares with `results`.
 int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>& arguments,
                           const std::vector<NamedResult>& results) {
-  absl::StatusOr<std::unique_ptr<Module>> original = LoadModule(options.file);
+  absl::StatusOr<std::unique_ptr<Module>> original = LoadModule(options.file, "run");
   if (!original.ok()) return Fail(original.status());
   Evaluator evaluator;
   // Compiled kernels accumulate bf16/f16 reductions in f32; so does their oracle.
@@ -151,7 +109,7 @@ int Run(const RunOptions& options) {
   } else if (options.verify && !compiled) {
     return Fail(absl::InvalidArgumentError("--verify compares against --passes=SPEC; give both"));
   }
-  absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file);
+  absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file, "run");
   if (!module.ok()) return Fail(module.status());
   const Computation& entry = *(*module)->entry();
   absl::Status interpretable = CheckInterpretable(**module);

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add(seam::AddRunCommand);
   add(seam::AddPassesCommand);
   add(seam::AddPlanCommand);
+  add(seam::AddBenchCommand);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,42 @@
+#include "seam/runtime/measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "seam/runtime/jit.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::runtime {
+
+Timing TimeRuns(const std::function<void()>& run, int repeat) {
+  run();
+  std::vector<double> seconds;
+  for (int i = 0; i < std::max(1, repeat); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return {seconds[seconds.size() / 2], seconds.front(), seconds.back(),
+          static_cast<int>(seconds.size())};
+}
+
+absl::StatusOr<double> CopyBandwidthGBps(int repeat) {
+  const char* source = R"(#include <cstddef>
+extern "C" __attribute__((visibility("default"))) void seam_copy(const float* in, float* out, long n) {
+  #pragma omp parallel for simd schedule(static)
+  for (long i = 0; i < n; ++i) out[i] = in[i];
+}
+)";
+  SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(source));
+  SEAM_ASSIGN_OR_RETURN(void* symbol, compiled.object->Symbol("seam_copy"));
+  auto copy = reinterpret_cast<void (*)(const float*, float*, long)>(symbol);
+  const long n = 64L << 20;
+  std::vector<float> in(n, 1.0f), out(n, 0.0f);
+  Timing t = TimeRuns([&] { copy(in.data(), out.data(), n); }, repeat);
+  return 2.0 * n * sizeof(float) / t.median_s / 1e9;
+}
+
+}  // namespace seam::runtime

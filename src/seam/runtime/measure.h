@@ -1,0 +1,28 @@
+// Measuring for benchmarks: medians of repeated runs after a warm-up, and
+// the machine's copy bandwidth, taken with the kernels' compiler and flags
+// so that "fraction of copy bandwidth" compares like with like.
+#pragma once
+
+#include <functional>
+
+#include "absl/status/statusor.h"
+
+namespace seam::runtime {
+
+struct Timing {
+  double median_s = 0;
+  double min_s = 0;
+  double max_s = 0;
+  int runs = 0;
+};
+
+// Runs `run` once to warm up (first touch, thread pool), then `repeat`
+// times, timing each.
+Timing TimeRuns(const std::function<void()>& run, int repeat);
+
+// Bytes read plus bytes written per second by an OpenMP copy loop over
+// 256 MiB (past every cache), compiled through the JIT; the median of
+// `repeat` runs, in GB/s (1e9 bytes).
+absl::StatusOr<double> CopyBandwidthGBps(int repeat);
+
+}  // namespace seam::runtime

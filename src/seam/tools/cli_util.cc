@@ -1,0 +1,52 @@
+#include "seam/tools/cli_util.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "seam/text/parser.h"
+#include "seam/text/source_file.h"
+
+namespace seam {
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
+int FailAt(const std::string& path, const absl::Status& status) {
+  absl::StatusOr<SourceFile> source = SourceFile::Read(path);
+  return Fail(source.ok() ? source->Annotate(status) : status);
+}
+
+absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
+                                                   const std::string& command) {
+  auto modules = ParseHloFile(file);
+  if (!modules.ok()) return modules.status();
+  if (modules->size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": error: holds ", modules->size(),
+                                                   " modules; seam ", command, " takes one"));
+  }
+  return std::move(modules->front());
+}
+
+absl::Status CheckArgumentsFitInMemory(const Computation& entry) {
+  double bytes = 0;
+  for (const Instruction* param : entry.parameters()) {
+    if (param == nullptr || !param->shape().IsArray()) continue;
+    bytes += static_cast<double>(param->shape().ElementCount().value_or(0)) *
+             DTypeByteSize(param->shape().dtype());
+  }
+  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (memory > 0 && bytes > memory / 2) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "the arguments of '%s' take %.1f GiB; this machine has %.1f GiB of memory, and the "
+        "interpreter needs room for intermediates too",
+        entry.name(), bytes / (1 << 30), memory / (1 << 30)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace seam

@@ -1,0 +1,30 @@
+// What the `seam` subcommands share: reporting a failure (against the
+// source file when the error carries a location), loading a one-module
+// file, and refusing arguments that would not fit in memory.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "seam/ir/module.h"
+
+namespace seam {
+
+// Prints the error to stderr; returns the exit code 1.
+int Fail(const absl::Status& status);
+// The same, with the source line and a caret when `status` points into `path`.
+int FailAt(const std::string& path, const absl::Status& status);
+
+// The single module in `file` (`command` names the subcommand in the error
+// for a file holding several).
+absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
+                                                   const std::string& command);
+
+// Refuses to start when the arguments alone would take more than half of
+// the machine's memory: the interpreter keeps intermediates too, and a run
+// killed by the OOM killer explains nothing.
+absl::Status CheckArgumentsFitInMemory(const Computation& entry);
+
+}  // namespace seam
