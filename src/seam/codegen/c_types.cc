@@ -30,7 +30,7 @@ bool IsCodegenType(DType t) {
 
 std::string StorageType(DType t) {
   switch (t) {
-    case DType::kPred: return "bool";
+    case DType::kPred: return "uint8_t";
     case DType::kS8: return "int8_t";
     case DType::kS16: return "int16_t";
     case DType::kS32: return "int32_t";
@@ -47,7 +47,12 @@ std::string StorageType(DType t) {
   }
 }
 
-std::string ComputeType(DType t) { return IsHalfType(t) ? "float" : StorageType(t); }
+std::string ComputeType(DType t) {
+  if (t == DType::kPred) return "bool";
+  return IsHalfType(t) ? "float" : StorageType(t);
+}
+
+std::string TileType(DType t) { return t == DType::kPred ? StorageType(t) : ComputeType(t); }
 
 bool IsFloatType(DType t) {
   return t == DType::kF32 || t == DType::kF64 || IsHalfType(t);
@@ -56,6 +61,7 @@ bool IsFloatType(DType t) {
 bool IsHalfType(DType t) { return t == DType::kBF16 || t == DType::kF16; }
 
 std::string LoadExpr(DType t, const std::string& stored) {
+  if (t == DType::kPred) return absl::StrCat("(", stored, " != 0)");
   if (t == DType::kBF16) return absl::StrCat("seam_bf16_to_float(", stored, ")");
   if (t == DType::kF16) return absl::StrCat("seam_half_to_float(", stored, ")");
   return stored;

@@ -14,8 +14,13 @@ namespace seam::codegen {
 // Whether generated kernels handle the type (not complex, not opaque).
 bool IsCodegenType(DType t);
 
-std::string StorageType(DType t);  // e.g. "uint16_t" for bf16, "bool" for pred
-std::string ComputeType(DType t);  // e.g. "float" for bf16
+// Pred is stored as uint8_t (0 or 1, as literals hold it): the vectorizer
+// has no vector type for bool in memory, and a loop loading one stays scalar.
+std::string StorageType(DType t);  // e.g. "uint16_t" for bf16, "uint8_t" for pred
+std::string ComputeType(DType t);  // e.g. "float" for bf16, "bool" for pred
+// The element type of a per-thread tile buffer: compute values, pred as
+// stored (no std::vector<bool>).
+std::string TileType(DType t);
 
 bool IsFloatType(DType t);
 bool IsHalfType(DType t);  // bf16 or f16
