@@ -188,7 +188,7 @@ bool BlasConvolutionHandles(const Instruction& conv) {
   const ConvDimLabels& l = *conv.attrs().dim_labels;
   if (conv.attrs().window->dims.size() != l.input_spatial.size()) return false;
   return BlasType(conv.shape().dtype()) && BlasType(conv.operand(0)->shape().dtype()) &&
-         BlasType(conv.operand(1)->shape().dtype());
+         BlasType(conv.operand(1)->shape().dtype()) && FitsBlasInt(conv);
 }
 
 absl::StatusOr<Literal> BlasConvolution(BufferPool& pool, const Instruction& conv,

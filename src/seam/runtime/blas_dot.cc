@@ -44,7 +44,7 @@ bool BlasHandles(const Instruction& dot) {
   }
   DType out = dot.shape().dtype();
   DType a = dot.operand(0)->shape().dtype(), b = dot.operand(1)->shape().dtype();
-  return BlasType(out) && BlasType(a) && BlasType(b) &&
+  return BlasType(out) && BlasType(a) && BlasType(b) && FitsBlasInt(dot) &&
          dot.attrs().FindVerbatim("sparsity") == nullptr;
 }
 

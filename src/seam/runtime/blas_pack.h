@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "seam/ir/float16.h"
+#include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
 
@@ -22,6 +23,17 @@ namespace seam::runtime {
 // once at the end, as XLA does.
 inline bool BlasType(DType t) {
   return t == DType::kF32 || t == DType::kF64 || t == DType::kBF16 || t == DType::kF16;
+}
+
+// Whether BLAS's int sizes hold every dimension and leading dimension of
+// a library call on `i`: they are bounded by the element counts of its
+// operands and result (an im2col matrix by the output's and the kernel's).
+// Larger calls run in the interpreter, listed as fallbacks.
+inline bool FitsBlasInt(const Instruction& i) {
+  constexpr int64_t kMax = 2147483647;
+  bool fits = i.shape().ElementCount().value_or(kMax + 1) <= kMax;
+  for (const Instruction* o : i.operands()) fits &= o->shape().ElementCount().value_or(kMax + 1) <= kMax;
+  return fits;
 }
 
 // The compute type of a result of type `t`.
