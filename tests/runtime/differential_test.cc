@@ -1,9 +1,12 @@
-// Every corpus module the interpreter runs in CI time also runs compiled on
+// Every corpus module the interpreter runs in CI time, and every module of
+// the benchmark suite (bench/workloads), also runs compiled on
 // the CPU backend under each fusion strategy (none, xla, stitch), after the
 // default pipeline, and must equal the interpreter on the module as written
 // (same random inputs, seed 0; RewriteTolerance: f32 1e-3 and bf16 3e-2
 // relative, scaled by each array's largest magnitude). The oracle
 // accumulates bf16/f16 reductions in f32, as the kernels do.
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "../common/test_names.h"
@@ -27,30 +30,48 @@ namespace {
 // past every tolerance; run it with `seam run --verify` to compare by eye).
 const std::vector<std::string>& Modules() {
   static const auto* files = new std::vector<std::string>{
-      "xla_layer_norm_1x4096x768_bf16.hlo",
-      "xla_mha_block_1x12x128x64_bf16.hlo",
-      "hloenv_toy_nn_module_0093.jit_loss.44.before_optimizations.txt",
-      "hloenv_maml_flax_module_0067.jit_train_step.26.before_optimizations.txt",
-      "hloenv_jaxrl_module_0083.jit_get_td_target.657.before_optimizations.txt",
-      "hloenv_hlo_test_jit_train_step.151.txt",
-      "gh_ptxla_linear_module_adam.hlo",
-      "gh_ptxla_bert_pretrain_tp1_dp1_pp1_optimizer.hlo",
-      "gh_ptxla_bert_single_device_training_fwd_bwd.hlo",
-      "gh_ptxla_gpt2_tp1_n_layer2.hlo",
-      "gh_ptxla_gptneox_tp1_hidden_layer1.hlo",
-      "xla_jax_issue33666_frag_0428_module_0004.hlo",
-      "xla_gpu_tests_memory_bandwidth_fusion.hlo",
-      "xla_xnn_parallel_dots_optimized.hlo",
-      "xla_dlrm_keras_jax_f32_train_step.hlo",
-      "xla_resnet50_keras_jax_f32.hlo",
-      "xla_gemma3_1b_flax_call.hlo",
+      "tests/corpus/hlo/xla_layer_norm_1x4096x768_bf16.hlo",
+      "tests/corpus/hlo/xla_mha_block_1x12x128x64_bf16.hlo",
+      "tests/corpus/hlo/hloenv_toy_nn_module_0093.jit_loss.44.before_optimizations.txt",
+      "tests/corpus/hlo/hloenv_maml_flax_module_0067.jit_train_step.26.before_optimizations.txt",
+      "tests/corpus/hlo/hloenv_jaxrl_module_0083.jit_get_td_target.657.before_optimizations.txt",
+      "tests/corpus/hlo/hloenv_hlo_test_jit_train_step.151.txt",
+      "tests/corpus/hlo/gh_ptxla_linear_module_adam.hlo",
+      "tests/corpus/hlo/gh_ptxla_bert_pretrain_tp1_dp1_pp1_optimizer.hlo",
+      "tests/corpus/hlo/gh_ptxla_bert_single_device_training_fwd_bwd.hlo",
+      "tests/corpus/hlo/gh_ptxla_gpt2_tp1_n_layer2.hlo",
+      "tests/corpus/hlo/gh_ptxla_gptneox_tp1_hidden_layer1.hlo",
+      "tests/corpus/hlo/xla_jax_issue33666_frag_0428_module_0004.hlo",
+      "tests/corpus/hlo/xla_gpu_tests_memory_bandwidth_fusion.hlo",
+      "tests/corpus/hlo/xla_xnn_parallel_dots_optimized.hlo",
+      "tests/corpus/hlo/xla_dlrm_keras_jax_f32_train_step.hlo",
+      "tests/corpus/hlo/xla_resnet50_keras_jax_f32.hlo",
+      "tests/corpus/hlo/xla_gemma3_1b_flax_call.hlo",
   };
   return *files;
 }
 
+// The benchmark suite (bench/workloads): each of its modules as well.
+std::vector<std::string> Workloads() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(SEAM_SOURCE_ROOT "/bench/workloads")) {
+    if (entry.path().extension() == ".hlo") {
+      files.push_back("bench/workloads/" + entry.path().filename().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Parameters are paths from the source root.
+std::string PathOf(const std::string& file) { return SEAM_SOURCE_ROOT "/" + file; }
+
+std::string NameOf(const std::string& file) {
+  return testing::CorpusTestName(std::filesystem::path(file).filename().string());
+}
+
 std::unique_ptr<Module> Load(const std::string& file) {
-  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules =
-      ParseHloFile(SEAM_SOURCE_ROOT "/tests/corpus/hlo/" + file);
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloFile(PathOf(file));
   EXPECT_TRUE(modules.ok()) << modules.status();
   if (!modules.ok() || modules->size() != 1) return nullptr;
   return std::move(modules->front());
@@ -81,13 +102,15 @@ TEST_P(Differential, EveryStrategyMatchesTheInterpreter) {
     ASSERT_TRUE(got.ok()) << fusion::StrategyName(strategy) << ": " << got.status();
     EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "")
         << GetParam() << " --fusion=" << fusion::StrategyName(strategy)
-        << "\nreproduce: seam run " << SEAM_SOURCE_ROOT "/tests/corpus/hlo/" << GetParam()
+        << "\nreproduce: seam run " << PathOf(GetParam())
         << " --fusion=" << fusion::StrategyName(strategy) << " --verify";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, Differential, ::testing::ValuesIn(Modules()),
-                         [](const auto& info) { return testing::CorpusTestName(info.param); });
+                         [](const auto& info) { return NameOf(info.param); });
+INSTANTIATE_TEST_SUITE_P(Workloads, Differential, ::testing::ValuesIn(Workloads()),
+                         [](const auto& info) { return NameOf(info.param); });
 
 }  // namespace
 }  // namespace seam::runtime
