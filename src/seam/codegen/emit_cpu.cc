@@ -249,14 +249,19 @@ class CpuKernelEmitter {
     Line(6, absl::StrCat("const int64_t r1 = std::min<int64_t>(", rows, ", r0 + ", rpb, ");"));
     Line(6, absl::StrCat("const int64_t part = task % ", bpr, ";"));
     Line(6, "(void)part;");
+    bool streams = false;
     for (size_t k = begin; k < end; ++k) {
       const Stage& s = ir_.stages[k];
       if (s.kind == LoopKind::kRowReduce) {
         SEAM_RETURN_IF_ERROR(EmitRowReduce(s));
       } else {
         SEAM_RETURN_IF_ERROR(EmitElementwise(s, bpr));
+        streams |= std::any_of(s.roots.begin(), s.roots.end(),
+                               [&](const Instruction* v) { return IsStaged(s, v); });
       }
     }
+    // Streamed stores are visible to other threads past the phase's barrier.
+    if (streams) Line(6, "seam_stream_fence();");
     Line(4, "}");
     return absl::OkStatus();
   }
@@ -376,19 +381,155 @@ class CpuKernelEmitter {
     int64_t folded = 1, kept = 1;
     for (int64_t d : folded_dims) folded *= d;
     for (int64_t d : kept_dims) kept *= d;
+    std::vector<std::string> parts;
+    for (size_t j = 0; j < s.reductions.size(); ++j) parts.push_back(absl::StrCat("part", j));
+    // What the combining phase walks: units of folded work and how many
+    // fall in a chunk.
+    int64_t units = folded, per_chunk = CeilDiv(folded, s.chunks);
+    if (FoldsContiguousRuns(s)) {
+      SEAM_RETURN_IF_ERROR(EmitRunFolding(s, parts, &units, &per_chunk));
+    } else {
+      SEAM_RETURN_IF_ERROR(EmitElementFolding(s, folded_dims, kept_dims, parts));
+    }
+    // Combine: the reduce's init, then each non-empty chunk, in order.
+    Line(4, "#pragma omp for schedule(static)");
+    Line(4, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
+    std::vector<std::string> combine;
+    ElementalEmitter c(ir_, Names(), Computed(s), &combine, 6);
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      SEAM_ASSIGN_OR_RETURN(std::string init, c.Value(r->operand(1), {}));
+      std::string acc = absl::StrCat("acc", j);
+      c.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
+      c.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units,
+                          "; ++chunk) ", acc, " = ", ReducerName(r), "(", acc, ", b",
+                          ir_.PartialsIndex(r), "[chunk * ", kept, " + p]);"));
+      Store(c, r, "p", RoundExpr(r->shape().dtype(), acc));
+    }
+    for (const std::string& line : combine) Line(0, line);
+    Line(4, "}");
+    return absl::OkStatus();
+  }
+
+  // The partial pointers of chunk `chunk` (one per reduction).
+  void EmitPartPointers(const Stage& s, const std::vector<std::string>& parts, int64_t kept,
+                        int indent) {
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      DType t = IsHalfType(r->shape().dtype()) ? DType::kF32 : r->shape().dtype();
+      Line(indent, absl::StrCat(StorageType(t), "* ", parts[j], " = b", ir_.PartialsIndex(r),
+                                " + chunk * ", kept, ";"));
+    }
+  }
+
+  // Whether the folded dimensions include the innermost, behind every kept
+  // one (an NCHW batch-norm statistic: kept C, folded N, H, W), and every
+  // reducer is a sum: then each (outer, kept) position folds a contiguous
+  // run with a vector sum, instead of striding across kept elements.
+  bool FoldsContiguousRuns(const Stage& s) const {
+    bool any_kept = std::find(s.folded.begin(), s.folded.end(), false) != s.folded.end();
+    bool sums = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
+      return AccumulationOf(*r) == SimdAccumulation::kDirect && DirectReduction(*r) == "+";
+    });
+    return any_kept && !s.folded.empty() && s.folded.back() && sums;
+  }
+
+  // Folded dims split at the last kept one: `outer` before it, the
+  // contiguous `inner` run after it. Tasks are (chunk of outer, kept
+  // position) pairs; each sums its runs one at a time into its partial.
+  absl::Status EmitRunFolding(const Stage& s, const std::vector<std::string>& parts,
+                              int64_t* units, int64_t* per_chunk) {
+    size_t last_kept = 0;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      if (!s.folded[d]) last_kept = d;
+    }
+    std::vector<int64_t> outer_dims, kept_dims, inner_dims;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      if (d > last_kept) {
+        inner_dims.push_back(s.dims[d]);
+      } else {
+        (s.folded[d] ? outer_dims : kept_dims).push_back(s.dims[d]);
+      }
+    }
+    int64_t outer = 1, kept = 1;
+    for (int64_t d : outer_dims) outer *= d;
+    for (int64_t d : kept_dims) kept *= d;
+    int64_t chunks = std::max<int64_t>(1, std::min(s.chunks, outer));
+    *units = outer;
+    *per_chunk = CeilDiv(outer, chunks);
+    Line(4, "#pragma omp for schedule(static)");
+    Line(4, absl::StrCat("for (int64_t task = 0; task < ", chunks * kept, "; ++task) {"));
+    Line(6, absl::StrCat("const int64_t chunk = task / ", kept, ", p = task % ", kept, ";"));
+    Line(6, absl::StrCat("const int64_t o0 = chunk * ", *per_chunk, ";"));
+    Line(6, absl::StrCat("const int64_t o1 = std::min<int64_t>(", outer, ", o0 + ", *per_chunk,
+                         ");"));
+    EmitPartPointers(s, parts, kept, 6);
+    Line(6, "for (int64_t o = o0; o < o1; ++o) {");
+    std::vector<std::string> clauses;
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      Line(8, absl::StrCat(ComputeType(s.reductions[j]->shape().dtype()), " run", j, " = 0;"));
+      clauses.push_back(absl::StrCat(" reduction(+:run", j, ")"));
+    }
+    // One loop per inner dimension (no division to split a linear index),
+    // the innermost vectorized.
+    Index inner_index;
+    int indent = 8;
+    for (size_t k = 0; k < inner_dims.size(); ++k) {
+      std::string i = absl::StrCat("i", k);
+      if (k + 1 == inner_dims.size()) {
+        Line(indent, absl::StrCat("#pragma omp simd", absl::StrJoin(clauses, "")));
+      }
+      Line(indent, absl::StrCat("for (int64_t ", i, " = 0; ", i, " < ", inner_dims[k], "; ++", i,
+                                ") {"));
+      inner_index.push_back(i);
+      indent += 2;
+    }
+    std::vector<std::string> body;
+    ElementalEmitter e(ir_, Names(), Computed(s), &body, indent);
+    Index outer_index = e.Delinearize(outer_dims, "o");
+    Index kept_index = e.Delinearize(kept_dims, "p");
+    Index index;
+    for (size_t d = 0, o = 0, k = 0, i = 0; d < s.dims.size(); ++d) {
+      if (d > last_kept) {
+        index.push_back(inner_index[i++]);
+      } else {
+        index.push_back(s.folded[d] ? outer_index[o++] : kept_index[k++]);
+      }
+    }
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(s.reductions[j]->operand(0), index));
+      e.Emit(absl::StrCat("run", j, " += ", x, ";"));
+    }
+    SEAM_RETURN_IF_ERROR(
+        EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index)));
+    for (const std::string& line : body) Line(0, line);
+    for (size_t k = 0; k < inner_dims.size(); ++k) {
+      indent -= 2;
+      Line(indent, "}");
+    }
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      Line(8, absl::StrCat(parts[j], "[p] = o == o0 ? run", j, " : ", ReducerName(s.reductions[j]),
+                           "(", parts[j], "[p], run", j, ");"));
+    }
+    Line(6, "}");
+    Line(4, "}");
+    return absl::OkStatus();
+  }
+
+  // Chunks of the folded elements, kept elements innermost (a column
+  // reduction's contiguous rows).
+  absl::Status EmitElementFolding(const Stage& s, const std::vector<int64_t>& folded_dims,
+                                  const std::vector<int64_t>& kept_dims,
+                                  const std::vector<std::string>& parts) {
+    int64_t folded = 1, kept = 1;
+    for (int64_t d : folded_dims) folded *= d;
+    for (int64_t d : kept_dims) kept *= d;
     int64_t chunk = CeilDiv(folded, s.chunks);
     Line(4, "#pragma omp for schedule(static)");
     Line(4, absl::StrCat("for (int64_t chunk = 0; chunk < ", s.chunks, "; ++chunk) {"));
     Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
     Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
-    std::vector<std::string> parts;
-    for (const Instruction* r : s.reductions) {
-      std::string p = absl::StrCat("part", parts.size());
-      DType t = IsHalfType(r->shape().dtype()) ? DType::kF32 : r->shape().dtype();
-      Line(6, absl::StrCat(StorageType(t), "* ", p, " = b", ir_.PartialsIndex(r), " + chunk * ",
-                           kept, ";"));
-      parts.push_back(p);
-    }
+    EmitPartPointers(s, parts, kept, 6);
     Line(6, "for (int64_t q = q0; q < q1; ++q) {");
     Line(8, "#pragma omp simd");
     Line(8, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
@@ -411,23 +552,6 @@ class CpuKernelEmitter {
     for (const std::string& line : body) Line(0, line);
     Line(8, "}");
     Line(6, "}");
-    Line(4, "}");
-    // Combine: the reduce's init, then each non-empty chunk, in order.
-    Line(4, "#pragma omp for schedule(static)");
-    Line(4, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
-    std::vector<std::string> combine;
-    ElementalEmitter c(ir_, Names(), Computed(s), &combine, 6);
-    for (size_t j = 0; j < s.reductions.size(); ++j) {
-      const Instruction* r = s.reductions[j];
-      SEAM_ASSIGN_OR_RETURN(std::string init, c.Value(r->operand(1), {}));
-      std::string acc = absl::StrCat("acc", j);
-      c.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
-      c.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", chunk, " < ", folded,
-                          "; ++chunk) ", acc, " = ", ReducerName(r), "(", acc, ", b",
-                          ir_.PartialsIndex(r), "[chunk * ", kept, " + p]);"));
-      Store(c, r, "p", RoundExpr(r->shape().dtype(), acc));
-    }
-    for (const std::string& line : combine) Line(0, line);
     Line(4, "}");
     return absl::OkStatus();
   }

@@ -28,8 +28,9 @@ inline float seam_round_half(float f) { return seam::HalfToFloat(seam::FloatToHa
 template <typename T> inline T seam_keep(T v) { return v; }
 
 // Copies a staged row to memory with non-temporal stores (no
-// read-for-ownership, no cache pollution), then fences so other threads see
-// it after the next barrier.
+// read-for-ownership, no cache pollution). Other threads see them only
+// after seam_stream_fence, which each task runs once at its end (a fence
+// per row costs more than the stores on short rows).
 inline void seam_stream_store(void* to, const void* from, size_t bytes) {
   char* d = static_cast<char*>(to);
   const char* s = static_cast<const char*>(from);
@@ -40,9 +41,14 @@ inline void seam_stream_store(void* to, const void* from, size_t bytes) {
                         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
   }
   std::memcpy(d, s, bytes);
-  _mm_sfence();
 #else
   std::memcpy(d, s, bytes);
+#endif
+}
+
+inline void seam_stream_fence() {
+#if defined(__AVX__)
+  _mm_sfence();
 #endif
 }
 
