@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace seam::fusion {
 namespace {
@@ -86,6 +87,30 @@ DeviceSpec A100Spec() {
   return d;
 }
 
+namespace {
+
+// Constants fitted by `seam bench --calibrate --calibration-out=FILE`, when
+// SEAM_CPU_CALIBRATION names that file: each positive number it holds
+// replaces the default (an unreadable file changes nothing).
+void ApplyCalibration(DeviceSpec& d) {
+  const char* path = std::getenv("SEAM_CPU_CALIBRATION");
+  if (path == nullptr) return;
+  std::ifstream in(path);
+  nlohmann::json constants = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!constants.is_object()) return;
+  auto take = [&](const char* key, double& field) {
+    auto it = constants.find(key);
+    if (it != constants.end() && it->is_number() && it->get<double>() > 0) field = it->get<double>();
+  };
+  take("dram_gbps", d.dram_gbps);
+  take("cache_gbps", d.cache_gbps);
+  take("flops_per_ns", d.flops_per_ns);
+  take("launch_us", d.launch_us);
+  take("grid_barrier_us", d.grid_barrier_us);
+}
+
+}  // namespace
+
 DeviceSpec HostCpuSpec() {
   DeviceSpec d;
   d.name = "cpu";
@@ -110,6 +135,7 @@ DeviceSpec HostCpuSpec() {
   d.launch_us = 2.0;  // fork and join of an OpenMP region
   d.block_barrier_us = 0;
   d.grid_barrier_us = 0.5;
+  ApplyCalibration(d);
   return d;
 }
 

@@ -50,7 +50,9 @@ struct DeviceSpec {
 
 DeviceSpec H100Spec();
 DeviceSpec A100Spec();
-// The machine Seam runs on: cores and cache sizes from the system.
+// The machine Seam runs on: cores and cache sizes from the system; the
+// bandwidth and time constants fitted by `seam bench --calibrate` when
+// SEAM_CPU_CALIBRATION names their file.
 DeviceSpec HostCpuSpec();
 
 // "cpu", "h100" or "a100".

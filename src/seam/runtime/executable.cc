@@ -26,6 +26,7 @@ struct Executable::Step {
   const codegen::KernelIr* ir = nullptr;
   std::string symbol;
   KernelFunction function = nullptr;
+  int profile = -1;  // index into profile_ when kernels are timed
   const Instruction* instruction = nullptr;
   std::vector<const Instruction*> reads;   // values it needs
   std::vector<const Instruction*> writes;  // values it produces
@@ -260,6 +261,10 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
       if (s.kind != Step::Kind::kKernel) continue;
       SEAM_ASSIGN_OR_RETURN(void* address, object_->Symbol(s.symbol));
       s.function = reinterpret_cast<KernelFunction>(address);
+      if (options.profile_kernels) {
+        s.profile = static_cast<int>(profile_.size());
+        profile_.push_back({s.kernel, 0, 0});
+      }
     }
   }
   return absl::OkStatus();
@@ -305,7 +310,15 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
       }
     }
   }
-  step.function(buffers.data());
+  if (step.profile >= 0) {
+    auto start = std::chrono::steady_clock::now();
+    step.function(buffers.data());
+    KernelProfile& p = profile_[step.profile];
+    p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++p.launches;
+  } else {
+    step.function(buffers.data());
+  }
   for (ByteBuffer& b : scratch) pool_.Give(std::move(b));
   return absl::OkStatus();
 }

@@ -24,6 +24,16 @@ struct ExecutableOptions {
   fusion::PlanOptions plan;
   // When set: the plan (plan.txt) and the generated C++ (kernels.cc) go here.
   std::string dump_to;
+  // Time every compiled kernel launch (see Executable::kernel_profile).
+  bool profile_kernels = false;
+};
+
+// One compiled kernel's measured time over all runs so far, beside the
+// plan's estimate (the cost model's prediction for it).
+struct KernelProfile {
+  const fusion::Kernel* kernel = nullptr;
+  double seconds = 0;  // summed over launches
+  int64_t launches = 0;
 };
 
 struct ExecutableStats {
@@ -57,6 +67,13 @@ class Executable {
   void Recycle(Literal value);
 
   const ExecutableStats& stats() const { return stats_; }
+  // With ExecutableOptions::profile_kernels: every compiled kernel (in no
+  // particular order); empty otherwise.
+  const std::vector<KernelProfile>& kernel_profile() const { return profile_; }
+  // Starts the profile afresh (after warm-up runs, say).
+  void ClearKernelProfile() {
+    for (KernelProfile& p : profile_) p.seconds = 0, p.launches = 0;
+  }
   const fusion::FusionPlan& plan() const { return plan_; }
 
  public:
@@ -81,6 +98,7 @@ class Executable {
   Evaluator evaluator_;
   ExecutableStats stats_;
   BufferPool pool_;
+  std::vector<KernelProfile> profile_;
 };
 
 }  // namespace seam::runtime

@@ -5,6 +5,8 @@
 // every output written once, per second) as a fraction of the copy
 // bandwidth. --json prints the same as one JSON object.
 #include <cstdio>
+#include <fstream>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "seam/eval/arguments.h"
+#include "seam/fusion/calibration.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/measure.h"
@@ -32,6 +35,10 @@ struct BenchOptions {
   int repeat = 11;
   uint64_t seed = 0;
   bool json = false;
+  // Time every kernel and check the cost model against the times; write
+  // the fitted constants to calibration_out when given.
+  bool calibrate = false;
+  std::string calibration_out;
 };
 
 struct StrategyResult {
@@ -41,6 +48,7 @@ struct StrategyResult {
   int64_t interpreted = 0;    // ops or kernels no compiled path covers
   double dram_bytes = 0;      // the plan's estimate
   double compile_s = 0;
+  std::vector<fusion::KernelSample> samples;  // with --calibrate
 };
 
 struct Workload {
@@ -68,25 +76,31 @@ double MinimumTraffic(const Computation& entry) {
 }
 
 absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy strategy,
-                                       const std::vector<Literal>& arguments, int repeat) {
+                                       const std::vector<Literal>& arguments,
+                                       const BenchOptions& bench) {
   runtime::ExecutableOptions options;
   options.plan.strategy = strategy;
+  options.profile_kernels = bench.calibrate;
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
       runtime::Executable::Compile(module, options);
   if (!executable.ok()) return executable.status();
   absl::Status failure;
+  auto run = [&] {
+    absl::StatusOr<Literal> out = (*executable)->Run(arguments);
+    if (!out.ok()) {
+      failure = out.status();
+      return;
+    }
+    (*executable)->Recycle(std::move(*out));
+  };
+  run();  // first touch: kept out of the kernel profile
+  (*executable)->ClearKernelProfile();
   StrategyResult result;
-  result.timing = runtime::TimeRuns(
-      [&] {
-        absl::StatusOr<Literal> out = (*executable)->Run(arguments);
-        if (!out.ok()) {
-          failure = out.status();
-          return;
-        }
-        (*executable)->Recycle(std::move(*out));
-      },
-      repeat);
+  result.timing = runtime::TimeRuns(run, bench.repeat);
   if (!failure.ok()) return failure;
+  for (const runtime::KernelProfile& p : (*executable)->kernel_profile()) {
+    if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
+  }
   const runtime::ExecutableStats& stats = (*executable)->stats();
   result.kernels = stats.compiled_kernels;
   result.library_calls = stats.blas_calls;
@@ -96,27 +110,26 @@ absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy st
   return result;
 }
 
-absl::StatusOr<Workload> BenchFile(const BenchOptions& options, const std::string& file,
-                                   const std::vector<std::string>& strategies, int index,
-                                   int count) {
-  absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(file, "bench");
-  if (!module.ok()) return module.status();
-  const Computation& entry = *(*module)->entry();
+absl::StatusOr<Workload> BenchModule(const BenchOptions& options, const std::string& file,
+                                     std::unique_ptr<Module> module,
+                                     const std::vector<std::string>& strategies, int index,
+                                     int count) {
+  const Computation& entry = *module->entry();
   SEAM_RETURN_IF_ERROR(CheckArgumentsFitInMemory(entry));
   Workload workload;
-  workload.name = (*module)->name();
+  workload.name = module->name();
   workload.file = file;
   workload.bytes = MinimumTraffic(entry);
   std::vector<Literal> arguments = RandomArguments(entry, options.seed);
   absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
   if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(**module, PipelineOptions{});
+  absl::StatusOr<bool> changed = pipeline->Run(*module, PipelineOptions{});
   if (!changed.ok()) return changed.status();
   for (const std::string& name : strategies) {
     std::fprintf(stderr, "[%d/%d] %s: %s\n", index + 1, count, workload.name.c_str(), name.c_str());
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(name);
     if (!strategy.ok()) return strategy.status();
-    absl::StatusOr<StrategyResult> result = Measure(**module, *strategy, arguments, options.repeat);
+    absl::StatusOr<StrategyResult> result = Measure(*module, *strategy, arguments, options);
     if (!result.ok()) return result.status();
     workload.strategies[name] = *result;
   }
@@ -150,7 +163,8 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
-void PrintJson(double copy_gbps, const std::vector<Workload>& workloads) {
+void PrintJson(double copy_gbps, const std::vector<Workload>& workloads,
+               const std::string& cost_model) {
   std::vector<std::string> items;
   for (const Workload& w : workloads) {
     std::vector<std::string> strategies;
@@ -170,8 +184,9 @@ void PrintJson(double copy_gbps, const std::vector<Workload>& workloads) {
         JsonString(w.name), JsonString(w.file), w.bytes, SpeedUp(w, "xla"), SpeedUp(w, "none"),
         absl::StrJoin(strategies, ", ")));
   }
-  std::printf("{\"backend\": \"cpu\", \"copy_gbps\": %.3f, \"workloads\": [%s]}\n", copy_gbps,
-              absl::StrJoin(items, ", ").c_str());
+  std::printf("{\"backend\": \"cpu\", \"copy_gbps\": %.3f, \"workloads\": [%s]%s}\n", copy_gbps,
+              absl::StrJoin(items, ", ").c_str(),
+              cost_model.empty() ? "" : absl::StrCat(", \"cost_model\": ", cost_model).c_str());
 }
 
 void PrintTable(double copy_gbps, const std::vector<std::string>& strategies,
@@ -194,6 +209,41 @@ void PrintTable(double copy_gbps, const std::vector<std::string>& strategies,
   }
 }
 
+struct CostModelCheck {
+  fusion::ModelAccuracy before, after;
+  fusion::DeviceSpec calibrated;
+};
+
+// The cost model's estimates of every timed kernel against the times, as
+// planned and after fitting the host's constants to them.
+CostModelCheck CheckCostModel(const std::vector<Workload>& workloads, double copy_gbps) {
+  std::vector<fusion::KernelSample> samples;
+  for (const Workload& w : workloads) {
+    for (const auto& [name, r] : w.strategies) {
+      samples.insert(samples.end(), r.samples.begin(), r.samples.end());
+    }
+  }
+  fusion::DeviceSpec host = fusion::HostCpuSpec();
+  CostModelCheck check;
+  check.before = fusion::Accuracy(samples, host);
+  check.calibrated = fusion::Calibrate(host, samples, copy_gbps);
+  check.after = fusion::Accuracy(samples, check.calibrated);
+  return check;
+}
+
+std::string AccuracyJson(const fusion::ModelAccuracy& a) {
+  return absl::StrFormat(
+      "{\"rank_correlation\": %.4f, \"median_abs_log2_error\": %.4f, \"rms_log2_error\": %.4f}",
+      a.rank_correlation, a.median_abs_log2_error, a.rms_log2_error);
+}
+
+std::string ConstantsJson(const fusion::DeviceSpec& d) {
+  return absl::StrFormat(
+      "{\"dram_gbps\": %.3f, \"cache_gbps\": %.3f, \"flops_per_ns\": %.4f, "
+      "\"launch_us\": %.4f, \"grid_barrier_us\": %.4f}",
+      d.dram_gbps, d.cache_gbps, d.flops_per_ns, d.launch_us, d.grid_barrier_us);
+}
+
 int Bench(const BenchOptions& options) {
   if (options.backend != "cpu") {
     return Fail(absl::UnavailableError(
@@ -208,16 +258,48 @@ int Bench(const BenchOptions& options) {
   if (!copy_gbps.ok()) return Fail(copy_gbps.status());
   std::vector<Workload> workloads;
   for (size_t k = 0; k < options.files.size(); ++k) {
-    absl::StatusOr<Workload> w = BenchFile(options, options.files[k], strategies,
-                                           static_cast<int>(k),
-                                           static_cast<int>(options.files.size()));
+    // Load errors are complete already; later ones may point into the file.
+    absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.files[k], "bench");
+    if (!module.ok()) return Fail(module.status());
+    absl::StatusOr<Workload> w =
+        BenchModule(options, options.files[k], std::move(*module), strategies,
+                    static_cast<int>(k), static_cast<int>(options.files.size()));
     if (!w.ok()) return FailAt(options.files[k], w.status());
     workloads.push_back(std::move(*w));
   }
+  std::optional<CostModelCheck> check;
+  if (options.calibrate) check = CheckCostModel(workloads, *copy_gbps);
   if (options.json) {
-    PrintJson(*copy_gbps, workloads);
+    std::string cost_model;
+    if (check.has_value()) {
+      cost_model = absl::StrFormat(
+          "{\"kernels\": %d, \"as_planned\": %s, \"calibrated\": %s, \"constants\": %s}",
+          check->before.samples, AccuracyJson(check->before), AccuracyJson(check->after),
+          ConstantsJson(check->calibrated));
+    }
+    PrintJson(*copy_gbps, workloads, cost_model);
   } else {
     PrintTable(*copy_gbps, strategies, workloads);
+    if (check.has_value()) {
+      std::printf(
+          "cost model, %d kernels: rank correlation %.3f, |log2(estimate/measured)| median %.2f "
+          "rms %.2f as planned; %.3f, %.2f, %.2f calibrated (DRAM %.1f GB/s, L2 %.1f GB/s, "
+          "%.2f ops/ns, region %.2f us, grid barrier %.2f us)\n",
+          check->before.samples, check->before.rank_correlation,
+          check->before.median_abs_log2_error, check->before.rms_log2_error,
+          check->after.rank_correlation, check->after.median_abs_log2_error,
+          check->after.rms_log2_error, check->calibrated.dram_gbps,
+          check->calibrated.cache_gbps, check->calibrated.flops_per_ns,
+          check->calibrated.launch_us, check->calibrated.grid_barrier_us);
+    }
+  }
+  if (check.has_value() && !options.calibration_out.empty()) {
+    std::ofstream out(options.calibration_out);
+    out << ConstantsJson(check->calibrated) << "\n";
+    if (!out) {
+      return Fail(absl::PermissionDeniedError(
+          absl::StrCat("cannot write ", options.calibration_out)));
+    }
   }
   return 0;
 }
@@ -238,6 +320,12 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
       ->default_val(11);
   command->add_option("--seed", options->seed, "Seed for the random inputs")->default_val(0);
   command->add_flag("--json", options->json, "Print one JSON object instead of a table");
+  command->add_flag("--calibrate", options->calibrate,
+                    "Time every kernel, report the cost model's rank correlation and error "
+                    "against the times, and fit the host's constants to them");
+  command->add_option("--calibration-out", options->calibration_out,
+                      "With --calibrate: write the fitted constants (JSON) here; "
+                      "SEAM_CPU_CALIBRATION=FILE makes planning use them");
   return [options]() { return Bench(*options); };
 }
 
