@@ -9,8 +9,8 @@
 
 namespace seam::runtime {
 
-Timing TimeRuns(const std::function<void()>& run, int repeat) {
-  run();
+Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups) {
+  for (int i = 0; i < warm_ups; ++i) run();
   std::vector<double> seconds;
   for (int i = 0; i < std::max(1, repeat); ++i) {
     auto start = std::chrono::steady_clock::now();

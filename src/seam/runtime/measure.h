@@ -16,9 +16,9 @@ struct Timing {
   int runs = 0;
 };
 
-// Runs `run` once to warm up (first touch, thread pool), then `repeat`
-// times, timing each.
-Timing TimeRuns(const std::function<void()>& run, int repeat);
+// Runs `run` `warm_ups` times untimed (first touch, thread pool), then
+// `repeat` times, timing each.
+Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups = 1);
 
 // Bytes read plus bytes written per second by an OpenMP copy loop over
 // 256 MiB (past every cache), compiled through the JIT; the median of

@@ -93,10 +93,10 @@ absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy st
     }
     (*executable)->Recycle(std::move(*out));
   };
-  run();  // first touch: kept out of the kernel profile
+  run();  // the warm-up (first touch), kept out of the kernel profile
   (*executable)->ClearKernelProfile();
   StrategyResult result;
-  result.timing = runtime::TimeRuns(run, bench.repeat);
+  result.timing = runtime::TimeRuns(run, bench.repeat, /*warm_ups=*/0);
   if (!failure.ok()) return failure;
   for (const runtime::KernelProfile& p : (*executable)->kernel_profile()) {
     if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
