@@ -15,16 +15,13 @@
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/elemental.h"
 #include "seam/codegen/prelude.h"
+#include "seam/codegen/render_common.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::codegen {
 namespace {
 
 std::string Ind(int n) { return std::string(n, ' '); }
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int64_t Elements(const Instruction* v) { return v->shape().ElementCount().value_or(0); }
 
 bool IsMax(const Instruction& reduce) {
   return (*reduce.attrs().to_apply)->root()->opcode() == Opcode::kMaximum;
@@ -81,7 +78,7 @@ class CpuKernelEmitter {
     }
     for (const Stage& s : ir_.stages) {
       for (const Instruction* r : s.reductions) {
-        SEAM_ASSIGN_OR_RETURN(std::string lambda, ReducerLambda(*r, ReducerName(r)));
+        SEAM_ASSIGN_OR_RETURN(std::string lambda, ReducerLambda(*r, ReducerName(ir_, r)));
         text_ += lambda;
       }
     }
@@ -107,38 +104,6 @@ class CpuKernelEmitter {
  private:
   void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
 
-  // Named by position, so the same kernel always reads the same (the cache
-  // key is the source).
-  std::string ReducerName(const Instruction* r) const {
-    int n = 0;
-    for (const Stage& s : ir_.stages) {
-      for (const Instruction* x : s.reductions) {
-        if (x == r) return absl::StrCat("reducer", n);
-        ++n;
-      }
-    }
-    return "reducer";
-  }
-
-  MemoryNames Names() const {
-    MemoryNames names;
-    names.buffer = [](int k) { return absl::StrCat("b", k); };
-    names.tile = [this](const Instruction* v) { return TileName(v); };
-    names.tile_base = [this](const Instruction* v) {
-      const Stage& s = ir_.stages[ir_.tile_stage.at(v)];
-      return absl::StrCat("r0 * ", Elements(v) / std::max<int64_t>(1, s.Rows()));
-    };
-    return names;
-  }
-
-  std::string TileName(const Instruction* v) const {
-    return absl::StrCat("tile_", ir_.tile_stage.at(v), "_",
-                        std::find_if(ir_.stages[ir_.tile_stage.at(v)].roots.begin(),
-                                     ir_.stages[ir_.tile_stage.at(v)].roots.end(),
-                                     [&](auto* r) { return r == v; }) -
-                            ir_.stages[ir_.tile_stage.at(v)].roots.begin());
-  }
-
   // Outputs written past the caches: per thread, a piece of a row staged
   // in L1 and then streamed out (only where a stage writes them row by row).
   void EmitStagingRows() {
@@ -153,19 +118,10 @@ class CpuKernelEmitter {
     }
   }
 
-  // How many blocks share a row in a tile phase: its first stage's mapping
-  // decides for the whole phase.
-  int64_t PhaseBlocksPerRow(int phase) const {
-    for (const Stage& s : ir_.stages) {
-      if (s.phase == phase) return std::max<int64_t>(1, s.mapping.blocks_per_row);
-    }
-    return 1;
-  }
-
   // The elements of a row one task computes: a row, or its share when
   // the phase splits rows across blocks.
   int64_t StagedChunk(const Stage& s) const {
-    return std::max<int64_t>(1, CeilDiv(s.RowLength(), PhaseBlocksPerRow(s.phase)));
+    return std::max<int64_t>(1, CeilDiv(s.RowLength(), PhaseBlocksPerRow(ir_, s.phase)));
   }
 
   // Rows are staged and streamed a piece at a time: 4096 elements (16 KB
@@ -186,15 +142,11 @@ class CpuKernelEmitter {
     for (const Stage& s : ir_.stages) {
       for (const Instruction* v : s.roots) {
       if (!ir_.tile_stage.contains(v)) continue;
-      int64_t per_row = Elements(v) / std::max<int64_t>(1, s.Rows());
-      Line(4, absl::StrCat("std::vector<", TileType(v->shape().dtype()), "> ", TileName(v), "(",
+      int64_t per_row = TileElementsPerRow(ir_, v);
+      Line(4, absl::StrCat("std::vector<", TileType(v->shape().dtype()), "> ", TileName(ir_, v), "(",
                            std::max<int64_t>(1, s.mapping.rows_per_block * per_row), ");"));
       }
     }
-  }
-
-  absl::flat_hash_set<const Instruction*> Computed(const Stage& s) const {
-    return absl::flat_hash_set<const Instruction*>(s.members.begin(), s.members.end());
   }
 
   // Stores root `v` (computed as `value`) at linear index `linear`.
@@ -206,42 +158,28 @@ class CpuKernelEmitter {
       e.Emit(absl::StrCat("stage_", ir_.BufferIndex(v), "[c - s0] = ",
                           StoreExpr(v->shape().dtype(), e.Storable(value)), ";"));
     } else if (storage->second == Storage::kTile) {
-      e.Emit(absl::StrCat(TileName(v), "[", linear, " - ", Names().tile_base(v), "] = ", value, ";"));
+      e.Emit(absl::StrCat(TileName(ir_, v), "[", linear, " - ", RenderedNames(ir_).tile_base(v), "] = ", value, ";"));
     } else {
       e.Emit(absl::StrCat("b", ir_.BufferIndex(v), "[", linear, "] = ",
                           StoreExpr(v->shape().dtype(), e.Storable(value)), ";"));
     }
   }
 
-  // The iteration index of element (r, c) of a stage's rows.
-  static Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r,
-                        const std::string& c) {
-    std::vector<int64_t> row(s.dims.begin(), s.dims.begin() + s.row_dims);
-    std::vector<int64_t> col(s.dims.begin() + s.row_dims, s.dims.end());
-    Index index = e.Delinearize(row, r);
-    Index inner = e.Delinearize(col, c);
-    index.insert(index.end(), inner.begin(), inner.end());
-    return index;
-  }
-
   // Elementwise roots other than the one iterated are computed at the same
   // linear position, in their own shape.
   absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
                                     const std::string& linear) {
-    for (const Instruction* root : s.roots) {
-      if (root->opcode() == Opcode::kReduce) continue;
-      Index at = root->shape().dims() == s.dims ? index : e.Delinearize(root->shape().dims(), linear);
-      SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(root, at));
-      Store(e, root, ElementalEmitter::Linear(root->shape().dims(), at), value);
-    }
-    return absl::OkStatus();
+    return codegen::EmitElementwiseRoots(
+        e, s, index, linear,
+        [this](ElementalEmitter& e, const Instruction* v, const std::string& at,
+               const std::string& value) { Store(e, v, at, value); });
   }
 
   absl::Status EmitTilePhase(size_t begin, size_t end) {
     const Stage& first = ir_.stages[begin];
     int64_t rows = first.Rows();
     int64_t rpb = std::max<int64_t>(1, first.mapping.rows_per_block);
-    int64_t bpr = PhaseBlocksPerRow(first.phase);
+    int64_t bpr = PhaseBlocksPerRow(ir_, first.phase);
     int64_t tasks = CeilDiv(rows, rpb) * bpr;
     Line(4, "#pragma omp for schedule(static)");
     Line(4, absl::StrCat("for (int64_t task = 0; task < ", tasks, "; ++task) {"));
@@ -288,7 +226,7 @@ class CpuKernelEmitter {
       Line(10, "for (int64_t c = s0; c < s1; ++c) {");
     }
     std::vector<std::string> body;
-    ElementalEmitter e(ir_, Names(), Computed(s), &body, indent + 2);
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent + 2);
     Index index = RowIndex(e, s, "r", "c");
     SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
     for (const std::string& line : body) Line(0, line);
@@ -308,7 +246,7 @@ class CpuKernelEmitter {
     int64_t length = s.RowLength();
     Line(6, "for (int64_t r = r0; r < r1; ++r) {");
     std::vector<std::string> row_scope;
-    ElementalEmitter outer(ir_, Names(), Computed(s), &row_scope, 8);
+    ElementalEmitter outer(ir_, RenderedNames(ir_), Computed(s), &row_scope, 8);
     std::vector<std::string> accumulators, clauses;
     // One general reducer makes the whole loop scalar.
     bool vectorizable = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
@@ -336,7 +274,7 @@ class CpuKernelEmitter {
     if (vectorizable) Line(8, absl::StrCat("#pragma omp simd", absl::StrJoin(clauses, "")));
     Line(8, absl::StrCat("for (int64_t c = 0; c < ", length, "; ++c) {"));
     std::vector<std::string> body;
-    ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, 10);
     Index index = RowIndex(e, s, "r", "c");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
@@ -349,7 +287,7 @@ class CpuKernelEmitter {
                             " : ", key, ";"));
         e.Emit(absl::StrCat("nan", j, " |= ", in, " != ", in, ";"));
       } else {
-        e.Emit(absl::StrCat(accumulators[j], " = ", ReducerName(r), "(", accumulators[j], ", ", x,
+        e.Emit(absl::StrCat(accumulators[j], " = ", ReducerName(ir_, r), "(", accumulators[j], ", ", x,
                             ");"));
       }
     }
@@ -364,7 +302,7 @@ class CpuKernelEmitter {
                              j, ");"));
       }
       std::vector<std::string> store;
-      ElementalEmitter st(ir_, Names(), {}, &store, 8);
+      ElementalEmitter st(ir_, RenderedNames(ir_), {}, &store, 8);
       Store(st, r, "r", RoundExpr(r->shape().dtype(), accumulators[j]));
       for (const std::string& line : store) Line(0, line);
     }
@@ -374,13 +312,8 @@ class CpuKernelEmitter {
 
   // Folding phase, then combining phase (see LoopKind::kPartialReduce).
   absl::Status EmitPartialReduce(const Stage& s) {
-    std::vector<int64_t> folded_dims, kept_dims;
-    for (size_t d = 0; d < s.dims.size(); ++d) {
-      (s.folded[d] ? folded_dims : kept_dims).push_back(s.dims[d]);
-    }
-    int64_t folded = 1, kept = 1;
-    for (int64_t d : folded_dims) folded *= d;
-    for (int64_t d : kept_dims) kept *= d;
+    const FoldSplit split = SplitFolded(s);
+    const int64_t folded = split.folded, kept = split.kept;
     std::vector<std::string> parts;
     for (size_t j = 0; j < s.reductions.size(); ++j) parts.push_back(absl::StrCat("part", j));
     // What the combining phase walks: units of folded work and how many
@@ -389,20 +322,20 @@ class CpuKernelEmitter {
     if (FoldsContiguousRuns(s)) {
       SEAM_RETURN_IF_ERROR(EmitRunFolding(s, parts, &units, &per_chunk));
     } else {
-      SEAM_RETURN_IF_ERROR(EmitElementFolding(s, folded_dims, kept_dims, parts));
+      SEAM_RETURN_IF_ERROR(EmitElementFolding(s, split, parts));
     }
     // Combine: the reduce's init, then each non-empty chunk, in order.
     Line(4, "#pragma omp for schedule(static)");
     Line(4, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
     std::vector<std::string> combine;
-    ElementalEmitter c(ir_, Names(), Computed(s), &combine, 6);
+    ElementalEmitter c(ir_, RenderedNames(ir_), Computed(s), &combine, 6);
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
       SEAM_ASSIGN_OR_RETURN(std::string init, c.Value(r->operand(1), {}));
       std::string acc = absl::StrCat("acc", j);
       c.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
       c.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units,
-                          "; ++chunk) ", acc, " = ", ReducerName(r), "(", acc, ", b",
+                          "; ++chunk) ", acc, " = ", ReducerName(ir_, r), "(", acc, ", b",
                           ir_.PartialsIndex(r), "[chunk * ", kept, " + p]);"));
       Store(c, r, "p", RoundExpr(r->shape().dtype(), acc));
     }
@@ -485,7 +418,7 @@ class CpuKernelEmitter {
       indent += 2;
     }
     std::vector<std::string> body;
-    ElementalEmitter e(ir_, Names(), Computed(s), &body, indent);
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent);
     Index outer_index = e.Delinearize(outer_dims, "o");
     Index kept_index = e.Delinearize(kept_dims, "p");
     Index index;
@@ -508,7 +441,7 @@ class CpuKernelEmitter {
       Line(indent, "}");
     }
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      Line(8, absl::StrCat(parts[j], "[p] = o == o0 ? run", j, " : ", ReducerName(s.reductions[j]),
+      Line(8, absl::StrCat(parts[j], "[p] = o == o0 ? run", j, " : ", ReducerName(ir_, s.reductions[j]),
                            "(", parts[j], "[p], run", j, ");"));
     }
     Line(6, "}");
@@ -518,12 +451,9 @@ class CpuKernelEmitter {
 
   // Chunks of the folded elements, kept elements innermost (a column
   // reduction's contiguous rows).
-  absl::Status EmitElementFolding(const Stage& s, const std::vector<int64_t>& folded_dims,
-                                  const std::vector<int64_t>& kept_dims,
+  absl::Status EmitElementFolding(const Stage& s, const FoldSplit& split,
                                   const std::vector<std::string>& parts) {
-    int64_t folded = 1, kept = 1;
-    for (int64_t d : folded_dims) folded *= d;
-    for (int64_t d : kept_dims) kept *= d;
+    const int64_t folded = split.folded, kept = split.kept;
     int64_t chunk = CeilDiv(folded, s.chunks);
     Line(4, "#pragma omp for schedule(static)");
     Line(4, absl::StrCat("for (int64_t chunk = 0; chunk < ", s.chunks, "; ++chunk) {"));
@@ -534,17 +464,12 @@ class CpuKernelEmitter {
     Line(8, "#pragma omp simd");
     Line(8, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
     std::vector<std::string> body;
-    ElementalEmitter e(ir_, Names(), Computed(s), &body, 10);
-    Index folded_index = e.Delinearize(folded_dims, "q");
-    Index kept_index = e.Delinearize(kept_dims, "p");
-    Index index;
-    for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
-      index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
-    }
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, 10);
+    Index index = FoldIndex(e, s, split, "q", "p");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
       SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(r->operand(0), index));
-      e.Emit(absl::StrCat(parts[j], "[p] = q == q0 ? ", x, " : ", ReducerName(r), "(", parts[j],
+      e.Emit(absl::StrCat(parts[j], "[p] = q == q0 ? ", x, " : ", ReducerName(ir_, r), "(", parts[j],
                           "[p], ", x, ");"));
     }
     SEAM_RETURN_IF_ERROR(

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/emit_cpu.h"
+#include "seam/codegen/render_common.h"
 #include "seam/eval/ops.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/plan_printer.h"
@@ -178,6 +179,7 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   auto start = std::chrono::steady_clock::now();
   SEAM_ASSIGN_OR_RETURN(plan_, fusion::PlanModule(module, options.plan));
   std::vector<std::string> sources;
+  codegen::KernelDeduplicator distinct;
   for (size_t c = 0; c < plan_.computations.size(); ++c) {
     const fusion::ComputationPlan& cp = plan_.computations[c];
     auto program = std::make_unique<Program>();
@@ -216,8 +218,9 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
           step.kind = Step::Kind::kKernel;
           irs_.push_back(std::make_unique<codegen::KernelIr>(std::move(*ir)));
           step.ir = irs_.back().get();
-          step.symbol = symbol;
-          sources.push_back(std::move(*source));
+          bool fresh = false;
+          step.symbol = distinct.Add(symbol, *source, &fresh);
+          if (fresh) sources.push_back(std::move(*source));
           ++stats_.compiled_kernels;
         } else {
           step.kind = Step::Kind::kInterpretKernel;
@@ -246,6 +249,7 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     program->split_tuples = SplitTuples(*cp.computation);
     programs_[cp.computation] = std::move(program);
   }
+  stats_.distinct_kernels = static_cast<int64_t>(sources.size());
   std::string source = codegen::CpuSourceFile(sources);
   stats_.codegen_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -37,7 +37,8 @@ struct KernelProfile {
 };
 
 struct ExecutableStats {
-  int64_t compiled_kernels = 0;  // kernels in the shared object
+  int64_t compiled_kernels = 0;  // kernel steps running compiled code
+  int64_t distinct_kernels = 0;  // functions in the shared object (identical kernels share one)
   int64_t aliases = 0;           // reshapes that move no data
   int64_t blas_calls = 0;        // dots and convolutions served by BLAS (static count)
   // Dynamic-update-slices that wrote into their dead operand instead of a

@@ -28,15 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A stable 128-bit FNV-1a: cache keys must not change between processes.
-std::string StableHash(const std::string& text) {
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  for (unsigned char c : text) {
-    a = (a ^ c) * 0x100000001b3ull;
-    b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-  }
-  return absl::StrFormat("%016x%016x", a, b);
-}
 
 // Runs argv, returning its exit status and everything it printed.
 absl::StatusOr<std::pair<int, std::string>> RunCommand(const std::vector<std::string>& argv) {
@@ -94,6 +85,16 @@ absl::StatusOr<std::shared_ptr<SharedObject>> Load(const std::string& path, cons
 }
 
 }  // namespace
+
+// Cache keys must not change between processes: no std::hash.
+std::string StableHash(const std::string& text) {
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 0x100000001b3ull;
+    b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  }
+  return absl::StrFormat("%016x%016x", a, b);
+}
 
 SharedObject::~SharedObject() {
   if (handle_ != nullptr) dlclose(handle_);

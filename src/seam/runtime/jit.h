@@ -41,6 +41,9 @@ struct CompilerOptions {
                                     "-std=c++20", "-fno-math-errno", "-fvisibility=hidden"};
 };
 
+// A stable 128-bit FNV-1a of `text`, in hex: the caches' keys.
+std::string StableHash(const std::string& text);
+
 // The cache directory (created on first use).
 absl::StatusOr<std::string> CacheDirectory();
 

@@ -1,0 +1,103 @@
+#include "seam/codegen/render_common.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::codegen {
+
+std::string ReducerName(const KernelIr& ir, const Instruction* r) {
+  int n = 0;
+  for (const Stage& s : ir.stages) {
+    for (const Instruction* x : s.reductions) {
+      if (x == r) return absl::StrCat("reducer", n);
+      ++n;
+    }
+  }
+  return "reducer";
+}
+
+std::string TileName(const KernelIr& ir, const Instruction* v) {
+  int stage = ir.tile_stage.at(v);
+  const std::vector<const Instruction*>& roots = ir.stages[stage].roots;
+  return absl::StrCat("tile_", stage, "_", std::find(roots.begin(), roots.end(), v) - roots.begin());
+}
+
+int64_t TileElementsPerRow(const KernelIr& ir, const Instruction* v) {
+  const Stage& s = ir.stages[ir.tile_stage.at(v)];
+  return v->shape().ElementCount().value_or(0) / std::max<int64_t>(1, s.Rows());
+}
+
+MemoryNames RenderedNames(const KernelIr& ir) {
+  MemoryNames names;
+  names.buffer = [](int k) { return absl::StrCat("b", k); };
+  names.tile = [&ir](const Instruction* v) { return TileName(ir, v); };
+  names.tile_base = [&ir](const Instruction* v) {
+    return absl::StrCat("r0 * ", TileElementsPerRow(ir, v));
+  };
+  return names;
+}
+
+absl::flat_hash_set<const Instruction*> Computed(const Stage& s) {
+  return absl::flat_hash_set<const Instruction*>(s.members.begin(), s.members.end());
+}
+
+int64_t PhaseBlocksPerRow(const KernelIr& ir, int phase) {
+  for (const Stage& s : ir.stages) {
+    if (s.phase == phase) return std::max<int64_t>(1, s.mapping.blocks_per_row);
+  }
+  return 1;
+}
+
+FoldSplit SplitFolded(const Stage& s) {
+  FoldSplit split;
+  for (size_t d = 0; d < s.dims.size(); ++d) {
+    (s.folded[d] ? split.folded_dims : split.kept_dims).push_back(s.dims[d]);
+  }
+  for (int64_t d : split.folded_dims) split.folded *= d;
+  for (int64_t d : split.kept_dims) split.kept *= d;
+  return split;
+}
+
+Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r, const std::string& c) {
+  std::vector<int64_t> row(s.dims.begin(), s.dims.begin() + s.row_dims);
+  std::vector<int64_t> col(s.dims.begin() + s.row_dims, s.dims.end());
+  Index index = e.Delinearize(row, r);
+  Index inner = e.Delinearize(col, c);
+  index.insert(index.end(), inner.begin(), inner.end());
+  return index;
+}
+
+Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
+                const std::string& p) {
+  Index folded_index = e.Delinearize(split.folded_dims, q);
+  Index kept_index = e.Delinearize(split.kept_dims, p);
+  Index index;
+  for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
+    index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
+  }
+  return index;
+}
+
+absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
+                                  const std::string& linear, const StoreRoot& store) {
+  for (const Instruction* root : s.roots) {
+    if (root->opcode() == Opcode::kReduce) continue;
+    Index at = root->shape().dims() == s.dims ? index : e.Delinearize(root->shape().dims(), linear);
+    SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(root, at));
+    store(e, root, ElementalEmitter::Linear(root->shape().dims(), at), value);
+  }
+  return absl::OkStatus();
+}
+
+std::string KernelDeduplicator::Add(const std::string& name, const std::string& source,
+                                    bool* fresh) {
+  auto [it, inserted] =
+      symbol_of_text_.try_emplace(absl::StrReplaceAll(source, {{name, "@kernel@"}}), name);
+  *fresh = inserted;
+  return it->second;
+}
+
+}  // namespace seam::codegen

@@ -1,0 +1,82 @@
+// What every renderer of the kernel IR (emit_cpu.cc, emit_cuda.cc) names
+// and sizes the same way: reducer lambdas, tile buffers, and the memory
+// names handed to the elemental emitter. Names are by position, so the same
+// kernel always renders to the same text (the caches key on the source).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "seam/codegen/elemental.h"
+#include "seam/codegen/kernel_ir.h"
+
+namespace seam::codegen {
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The reducer lambda of reduction `r`: "reducer<n>", n its position among
+// all the kernel's reductions.
+std::string ReducerName(const KernelIr& ir, const Instruction* r);
+
+// The tile buffer of regional value `v`: "tile_<stage>_<root>".
+std::string TileName(const KernelIr& ir, const Instruction* v);
+
+// Elements of `v` per row of the stage writing it: a tile holds
+// rows_per_block such rows.
+int64_t TileElementsPerRow(const KernelIr& ir, const Instruction* v);
+
+// Buffer k is "b<k>"; a tile starts at row r0 of its block's rows.
+MemoryNames RenderedNames(const KernelIr& ir);
+
+// The instructions a stage computes (anything else it reads is loaded).
+absl::flat_hash_set<const Instruction*> Computed(const Stage& s);
+
+// How many blocks share a row in a tile phase: its first stage's mapping
+// decides for the whole phase.
+int64_t PhaseBlocksPerRow(const KernelIr& ir, int phase);
+
+// The dimensions of a partial reduction's iteration space it folds, and
+// those it keeps (one partial per kept element).
+struct FoldSplit {
+  std::vector<int64_t> folded_dims, kept_dims;
+  int64_t folded = 1, kept = 1;
+};
+FoldSplit SplitFolded(const Stage& s);
+
+// The iteration index of element (r, c) of a stage's rows.
+Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r, const std::string& c);
+
+// The index of a partial reduction's element from its folded (`q`) and
+// kept (`p`) linear positions.
+Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
+                const std::string& p);
+
+// Stores root `v`, computed as `value`, at linear index `linear` of v.
+using StoreRoot = std::function<void(ElementalEmitter& e, const Instruction* v,
+                                     const std::string& linear, const std::string& value)>;
+
+// Computes a stage's elementwise roots at the iterated position `index`
+// (linear `linear`): roots of another shape at the same linear position,
+// in their own shape.
+absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
+                                  const std::string& linear, const StoreRoot& store);
+
+// Kernels that render to the same text but for their name (the same ops
+// on the same shapes, common in unfused plans and repeated layers: 4,397
+// planned kernels of Gemma 3 unfused are 135 distinct ones) compile once;
+// every copy calls the first one's symbol.
+class KernelDeduplicator {
+ public:
+  // The symbol to call for `source`, rendered under `name`: an earlier
+  // identical kernel's, or `name` itself, in which case `*fresh` is set.
+  std::string Add(const std::string& name, const std::string& source, bool* fresh);
+
+ private:
+  absl::flat_hash_map<std::string, std::string> symbol_of_text_;
+};
+
+}  // namespace seam::codegen
