@@ -17,13 +17,19 @@ int64_t Elements(const Shape& shape) {
   return shape.IsArray() ? shape.ElementCount().value_or(0) : 0;
 }
 
-double Utilization(const ThreadMapping& m, const DeviceSpec& device) {
+double Utilization(const ThreadMapping& m, const DeviceSpec& device, const CompiledLaunch* launch) {
   double blocks = static_cast<double>(m.blocks * m.tasks_per_block);
   double units = static_cast<double>(device.units);
+  double threads_per_block = static_cast<double>(m.threads_per_block);
+  if (launch != nullptr) {
+    // The compiled kernel's blocks each do a task at a time.
+    blocks = std::min(blocks, static_cast<double>(launch->resident_blocks_per_unit) * units);
+    threads_per_block = static_cast<double>(launch->threads_per_block);
+  }
   double u = std::min(1.0, blocks / units);
   if (device.is_gpu()) {
     // Memory-bound code needs about half the SM's threads in flight.
-    double threads = blocks * static_cast<double>(m.threads_per_block);
+    double threads = blocks * threads_per_block;
     u *= std::min(1.0, threads / (units * static_cast<double>(device.max_threads_per_unit) / 2));
   }
   return std::max(u, 1.0 / units);
@@ -93,7 +99,8 @@ double EstimateTimeUs(const Cost& cost, const DeviceSpec& device) {
          static_cast<double>(cost.grid_barriers) * device.grid_barrier_us;
 }
 
-Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device) {
+Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
+                        const CompiledLaunch* launch) {
   Cost cost;
   cost.grid_barriers = kernel.grid_barriers;
   cost.onchip_bytes = kernel.onchip_bytes;
@@ -131,7 +138,7 @@ Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device) {
       }
     }
     work += group_work;
-    weighted_utilization += group_work * Utilization(g.mapping, device);
+    weighted_utilization += group_work * Utilization(g.mapping, device, launch);
     if (g.mapping.reduces && g.mapping.blocks_per_row > 1) {  // partial results, written and read back
       cost.scratch_bytes += 2.0 * 4 * static_cast<double>(g.mapping.rows * g.mapping.blocks_per_row);
     }

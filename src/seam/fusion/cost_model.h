@@ -15,8 +15,20 @@ namespace seam::fusion {
 // Bytes of an array value (0 for tokens; tuples sum their elements).
 int64_t ValueBytes(const Shape& shape);
 
-// The cost of `kernel`, whose groups, edges and mappings are known.
-Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device);
+// How a compiled GPU kernel actually launches: its block size and the
+// blocks an SM holds at once given its registers and shared memory
+// (occupancy.h).
+struct CompiledLaunch {
+  int64_t threads_per_block = 0;
+  int64_t resident_blocks_per_unit = 0;
+};
+
+// The cost of `kernel`, whose groups, edges and mappings are known. With
+// `launch` (resource feedback from the compiler), the threads in flight
+// are what the compiled kernel can keep resident, not what its mappings
+// assumed.
+Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
+                        const CompiledLaunch* launch = nullptr);
 
 // An op run on its own: a library call (dot, convolution: arithmetic from
 // its shapes) or a memory-intensive op Seam does not stitch.

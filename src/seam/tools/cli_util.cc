@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "seam/runtime/cuda_compiler.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
 
@@ -47,6 +48,17 @@ absl::Status CheckArgumentsFitInMemory(const Computation& entry) {
         entry.name(), bytes / (1 << 30), memory / (1 << 30)));
   }
   return absl::OkStatus();
+}
+
+absl::Status CudaRunUnavailable() {
+  constexpr absl::string_view kAheadOfTime =
+      "`seam compile FILE --backend=cuda --target=sm_90` compiles the kernels to PTX without one";
+  absl::Status device = runtime::CudaDevicePresent();
+  if (!device.ok()) {
+    return absl::UnavailableError(absl::StrCat("--backend=cuda: ", device.message(), "; ", kAheadOfTime));
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "--backend=cuda: running kernels on the device is not in this build yet; ", kAheadOfTime));
 }
 
 }  // namespace seam

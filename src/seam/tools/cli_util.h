@@ -27,4 +27,9 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
 // killed by the OOM killer explains nothing.
 absl::Status CheckArgumentsFitInMemory(const Computation& entry);
 
+// Why `--backend=cuda` cannot run here: no driver or device (said first,
+// as the likelier cause), or no device execution in this build yet; both
+// point to `seam compile --backend=cuda`, which needs no device.
+absl::Status CudaRunUnavailable();
+
 }  // namespace seam

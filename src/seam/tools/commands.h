@@ -18,5 +18,7 @@ std::function<int()> AddPassesCommand(CLI::App& app);
 std::function<int()> AddPlanCommand(CLI::App& app);
 // Adds `seam bench`.
 std::function<int()> AddBenchCommand(CLI::App& app);
+// Adds `seam compile`.
+std::function<int()> AddCompileCommand(CLI::App& app);
 
 }  // namespace seam

@@ -99,6 +99,7 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& mod
 }
 
 int Run(const RunOptions& options) {
+  if (options.backend == "cuda") return Fail(CudaRunUnavailable());
   bool compiled = options.backend == "cpu";
   std::string spec = options.passes.empty() && compiled ? "default" : options.passes;
   std::optional<Pipeline> pipeline;
@@ -182,8 +183,9 @@ std::function<int()> AddRunCommand(CLI::App& app) {
   command->add_option("--seed", options->seed, "Seed for random inputs")->default_val(0);
   command->add_option("--output", options->output, "Write the outputs to this .npz file");
   command->add_option("--backend", options->backend,
-                      "Where to run: cpu (compiled kernels) or interp (reference interpreter)")
-      ->check(CLI::IsMember({"cpu", "interp"}))
+                      "Where to run: cpu (compiled kernels), interp (reference interpreter) or "
+                      "cuda (an NVIDIA GPU)")
+      ->check(CLI::IsMember({"cpu", "interp", "cuda"}))
       ->default_val("cpu");
   command->add_option("--fusion", options->fusion, "cpu: fusion strategy, none, xla or stitch")
       ->check(CLI::IsMember({"none", "xla", "stitch"}))

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   add(seam::AddPassesCommand);
   add(seam::AddPlanCommand);
   add(seam::AddBenchCommand);
+  add(seam::AddCompileCommand);
 
   try {
     app.parse(argc, argv);

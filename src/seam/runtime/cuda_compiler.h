@@ -1,0 +1,77 @@
+// Ahead-of-time compilation of a module's kernels for an NVIDIA GPU: plan
+// fusion for the target's device numbers, lower every planned kernel,
+// render it as CUDA C++ and compile all of them as one NVRTC program to
+// PTX. Needs NVRTC, not a GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "seam/codegen/emit_cuda.h"
+#include "seam/fusion/occupancy.h"
+#include "seam/fusion/planner.h"
+#include "seam/ir/module.h"
+#include "seam/runtime/nvrtc.h"
+
+namespace seam::runtime {
+
+// The device numbers plans are made with for a target: sm_80 an A100,
+// sm_90 an H100.
+absl::StatusOr<fusion::DeviceSpec> DeviceSpecForTarget(const std::string& target);
+
+// What the compiler made of one distinct kernel, and how it launches.
+struct CudaKernelResources {
+  fusion::KernelResources used;
+  int64_t resident_blocks_per_unit = 0;  // blocks an SM holds at once
+  // Blocks launched: every task's block, but no more than are resident at
+  // once for a kernel with grid barriers (its blocks loop over the rest).
+  int64_t grid = 0;
+};
+
+struct CudaProgram {
+  fusion::FusionPlan plan;
+  // Distinct kernels (identical ones share a symbol: symbol_of).
+  std::vector<codegen::CudaKernel> kernels;
+  // The symbol each generated planned kernel launches, and by planned
+  // kernel name ("seam_c<computation>_k<id>").
+  absl::flat_hash_map<const fusion::Kernel*, std::string> symbol_of;
+  absl::flat_hash_map<std::string, std::string> symbol_of_name;
+  // Kernels rendered again with fewer threads because they spilled.
+  std::vector<std::string> relaxed;
+  // Planned kernels generated code does not cover, with why (on a device
+  // they would run in the interpreter, as on the CPU backend).
+  std::vector<std::string> not_generated;
+  std::string source;  // the .cu file
+  PtxResult ptx;       // empty when there are no kernels
+  // Per distinct kernel, from ptxas (CompileForCuda only).
+  std::vector<CudaKernelResources> resources;
+  double codegen_seconds = 0;
+};
+
+// Plans and renders the kernels (no PTX: needs no NVRTC). The device
+// follows `target`; `module` should have been through the default pipeline.
+// `thread_caps` bounds the block size of kernels by planned name.
+absl::StatusOr<CudaProgram> RenderForCuda(
+    const Module& module, fusion::Strategy strategy, const std::string& target,
+    const absl::flat_hash_map<std::string, int64_t>& thread_caps = {});
+
+// RenderForCuda, then NVRTC to PTX, and each kernel's resources from
+// ptxas (a cubin compile) with the occupancy they allow. Assume, apply,
+// relax: kernels whose registers spill are rendered again with half the
+// threads (each thread then has more registers under its launch bounds),
+// down to 128, at most twice.
+absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
+                                           const std::string& target);
+
+// Each kernel's use of registers, shared memory and spills, parsed from a
+// ptxas report (PtxasReport), by kernel name.
+absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParsePtxasReport(
+    const std::string& report);
+
+// Ok when a CUDA driver and at least one device are present; otherwise
+// why not (Unavailable), for `--backend=cuda` to say.
+absl::Status CudaDevicePresent();
+
+}  // namespace seam::runtime

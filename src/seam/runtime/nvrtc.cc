@@ -1,0 +1,241 @@
+#include "seam/runtime/nvrtc.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "seam/runtime/jit.h"
+
+namespace seam::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The slice of NVRTC's C API Seam calls, declared here so building needs
+// no CUDA headers.
+using NvrtcProgram = struct NvrtcProgramOpaque*;
+struct Nvrtc {
+  void* handle = nullptr;
+  std::string error;  // why it could not be opened
+  int (*version)(int*, int*) = nullptr;
+  const char* (*error_string)(int) = nullptr;
+  int (*create)(NvrtcProgram*, const char*, const char*, int, const char* const*,
+                const char* const*) = nullptr;
+  int (*compile)(NvrtcProgram, int, const char* const*) = nullptr;
+  int (*log_size)(NvrtcProgram, size_t*) = nullptr;
+  int (*log)(NvrtcProgram, char*) = nullptr;
+  int (*ptx_size)(NvrtcProgram, size_t*) = nullptr;
+  int (*ptx)(NvrtcProgram, char*) = nullptr;
+  int (*destroy)(NvrtcProgram*) = nullptr;
+};
+
+std::string CudaHome() {
+  for (const char* name : {"SEAM_CUDA_HOME", "CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* v = std::getenv(name); v != nullptr && *v != '\0') return v;
+  }
+  return "/usr/local/cuda";
+}
+
+template <typename F>
+bool Bind(void* handle, const char* name, F& f) {
+  f = reinterpret_cast<F>(dlsym(handle, name));
+  return f != nullptr;
+}
+
+Nvrtc Open() {
+  Nvrtc n;
+  std::vector<std::string> candidates = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
+  for (const char* dir : {"/lib64/", "/targets/x86_64-linux/lib/", "/targets/sbsa-linux/lib/"}) {
+    candidates.push_back(absl::StrCat(CudaHome(), dir, "libnvrtc.so"));
+  }
+  for (const std::string& c : candidates) {
+    n.handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (n.handle != nullptr) break;
+  }
+  if (n.handle == nullptr) {
+    n.error = absl::StrCat("NVRTC not found (tried ", absl::StrJoin(candidates, ", "),
+                           "); install the CUDA toolkit or set SEAM_CUDA_HOME");
+    return n;
+  }
+  bool ok = Bind(n.handle, "nvrtcVersion", n.version) &&
+            Bind(n.handle, "nvrtcGetErrorString", n.error_string) &&
+            Bind(n.handle, "nvrtcCreateProgram", n.create) &&
+            Bind(n.handle, "nvrtcCompileProgram", n.compile) &&
+            Bind(n.handle, "nvrtcGetProgramLogSize", n.log_size) &&
+            Bind(n.handle, "nvrtcGetProgramLog", n.log) &&
+            Bind(n.handle, "nvrtcGetPTXSize", n.ptx_size) && Bind(n.handle, "nvrtcGetPTX", n.ptx) &&
+            Bind(n.handle, "nvrtcDestroyProgram", n.destroy);
+  if (!ok) {
+    n.error = "the NVRTC library found lacks part of its C API";
+    n.handle = nullptr;
+  }
+  return n;
+}
+
+const Nvrtc& Library() {
+  static const Nvrtc* library = new Nvrtc(Open());
+  return *library;
+}
+
+absl::Status CheckArch(const std::string& arch) {
+  bool digits = arch.size() >= 5 && absl::StartsWith(arch, "sm_");
+  for (size_t i = 3; digits && i < arch.size(); ++i) digits = std::isdigit(arch[i]) != 0;
+  if (!digits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown CUDA target '", arch, "': expected sm_<major><minor>, e.g. sm_90"));
+  }
+  return absl::OkStatus();
+}
+
+// The toolkit's header directories kernels include from (libcu++ lives
+// in include/cccl since CUDA 13).
+std::vector<std::string> IncludeDirectories() {
+  std::vector<std::string> dirs;
+  for (const char* dir : {"/include", "/include/cccl"}) {
+    std::string path = absl::StrCat(CudaHome(), dir);
+    if (fs::exists(path)) dirs.push_back(path);
+  }
+  return dirs;
+}
+
+// The options every kernel compiles with: plain functions are device code
+// (the prelude's shared semantics), IEEE float math (no fast-math).
+// `gpu` is compute_XX for PTX, sm_XX for a cubin.
+std::vector<std::string> Options(const std::string& gpu) {
+  return {"-default-device", "-std=c++20", absl::StrCat("--gpu-architecture=", gpu)};
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What NVRTC gives back: PTX (for compute_XX targets) and its log.
+struct NvrtcOutput {
+  std::string ptx;
+  std::string log;
+};
+
+absl::StatusOr<NvrtcOutput> RunNvrtc(const Nvrtc& n, const std::string& source,
+                                     const std::vector<std::string>& options, bool want_ptx) {
+  NvrtcProgram program = nullptr;
+  if (int rc = n.create(&program, source.c_str(), "seam_kernels.cu", 0, nullptr, nullptr); rc != 0) {
+    return absl::InternalError(absl::StrCat("nvrtcCreateProgram: ", n.error_string(rc)));
+  }
+  std::vector<const char*> argv;
+  for (const std::string& o : options) argv.push_back(o.c_str());
+  int rc = n.compile(program, static_cast<int>(argv.size()), argv.data());
+  NvrtcOutput out;
+  size_t size = 0;
+  n.log_size(program, &size);
+  out.log.assign(size, '\0');
+  if (size > 0) n.log(program, out.log.data());
+  if (rc == 0 && want_ptx) {
+    n.ptx_size(program, &size);
+    out.ptx.assign(size, '\0');
+    n.ptx(program, out.ptx.data());
+  }
+  n.destroy(&program);
+  for (std::string* text : {&out.ptx, &out.log}) {
+    while (!text->empty() && text->back() == '\0') text->pop_back();
+  }
+  if (rc != 0) {
+    return absl::InternalError(absl::StrCat("NVRTC failed on generated kernels (",
+                                            absl::StrJoin(options, " "), "): ", n.error_string(rc),
+                                            "\n", out.log.substr(0, 4000)));
+  }
+  return out;
+}
+
+// Runs NVRTC on `source` with `options` (or finds the result in the cache,
+// a file named by the key and `suffix`), keeping the PTX (`want_ptx`) or
+// the log; a cached entry must contain `marker` to count as valid.
+absl::StatusOr<PtxResult> CachedNvrtc(const std::string& source, std::vector<std::string> options,
+                                      const std::string& suffix, const std::string& marker,
+                                      bool want_ptx) {
+  absl::StatusOr<std::string> version = NvrtcVersion();
+  if (!version.ok()) return version.status();
+  auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<std::string> includes = IncludeDirectories();
+  if (includes.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CUDA headers kernels include (libcu++, cooperative groups) are not under ", CudaHome(),
+        "/include; set SEAM_CUDA_HOME to the CUDA toolkit"));
+  }
+  for (const std::string& dir : includes) options.push_back("-I" + dir);
+  std::string key = StableHash(absl::StrCat(source, "\nnvrtc ", *version, "\n",
+                                            absl::StrJoin(options, " ")));
+  std::string header = absl::StrCat("// seam_cache_key ", key, "\n");
+  absl::StatusOr<std::string> dir = CacheDirectory();
+  if (!dir.ok()) return dir.status();
+  std::string path = absl::StrCat(*dir, "/", key, suffix);
+  if (fs::exists(path)) {
+    std::string cached = ReadFile(path);
+    if (absl::StartsWith(cached, header) && absl::StrContains(cached, marker)) {
+      return PtxResult{cached.substr(header.size()), true, seconds(), path};
+    }
+    fs::remove(path);  // corrupted or foreign: rebuild
+  }
+  absl::StatusOr<NvrtcOutput> output = RunNvrtc(Library(), source, options, want_ptx);
+  if (!output.ok()) return output.status();
+  std::string text = want_ptx ? std::move(output->ptx) : std::move(output->log);
+  // A unique temporary name per process and call; rename publishes it.
+  std::string temporary = absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << header << text;
+    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", temporary));
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
+  return PtxResult{std::move(text), false, seconds(), path};
+}
+
+}  // namespace
+
+absl::Status NvrtcAvailable() {
+  const Nvrtc& n = Library();
+  if (n.handle == nullptr) return absl::UnavailableError(n.error);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> NvrtcVersion() {
+  if (absl::Status available = NvrtcAvailable(); !available.ok()) return available;
+  int major = 0, minor = 0;
+  Library().version(&major, &minor);
+  return absl::StrCat(major, ".", minor);
+}
+
+absl::StatusOr<PtxResult> CompileToPtx(const std::string& source, const std::string& arch) {
+  if (absl::Status valid = CheckArch(arch); !valid.ok()) return valid;
+  return CachedNvrtc(source, Options(absl::StrCat("compute_", arch.substr(3))), ".ptx", ".entry",
+                     /*want_ptx=*/true);
+}
+
+absl::StatusOr<PtxResult> PtxasReport(const std::string& source, const std::string& arch) {
+  if (absl::Status valid = CheckArch(arch); !valid.ok()) return valid;
+  std::vector<std::string> options = Options(arch);
+  options.push_back("--ptxas-options=-v");
+  options.push_back("-w");  // the report only: no warnings about unused prelude functions
+  return CachedNvrtc(source, options, ".ptxas.txt", "Compiling entry function", /*want_ptx=*/false);
+}
+
+}  // namespace seam::runtime

@@ -1,0 +1,108 @@
+// Resource feedback for CUDA kernels: the ptxas report is parsed per kernel
+// (no NVRTC needed); compiled kernels report registers and occupancy, and
+// a kernel whose registers spill is rendered again with fewer threads
+// (these need NVRTC and skip without it). Identical kernels compile once.
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "seam/passes/pipeline.h"
+#include "seam/runtime/cuda_compiler.h"
+#include "seam/runtime/executable.h"
+#include "seam/text/parser.h"
+
+namespace seam::runtime {
+namespace {
+
+std::unique_ptr<Module> LoadOptimized(const std::string& file) {
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules =
+      ParseHloFile(SEAM_SOURCE_ROOT "/" + file);
+  EXPECT_TRUE(modules.ok()) << modules.status();
+  if (!modules.ok()) return nullptr;
+  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
+  EXPECT_TRUE(pipeline->Run(*modules->front(), PipelineOptions{}).ok());
+  return std::move(modules->front());
+}
+
+TEST(PtxasReport, ParsedPerKernel) {
+  const std::string report = R"(ptxas info    : 6543 bytes gmem
+ptxas info    : Compiling entry function 'seam_c0_k0' for 'sm_90'
+ptxas info    : Function properties for seam_c0_k0
+ptxas         .     16 bytes stack frame, 24 bytes spill stores, 20 bytes spill loads
+ptxas info    : Used 64 registers, used 1 barriers, 160 bytes smem
+ptxas info    : Compiling entry function 'seam_c0_k3' for 'sm_90'
+ptxas info    : Function properties for seam_c0_k3
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 31 registers
+)";
+  absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> used =
+      ParsePtxasReport(report);
+  ASSERT_TRUE(used.ok()) << used.status();
+  ASSERT_EQ(used->size(), 2u);
+  const fusion::KernelResources& k0 = used->at("seam_c0_k0");
+  EXPECT_EQ(k0.registers, 64);
+  EXPECT_EQ(k0.static_shared_bytes, 160);
+  EXPECT_EQ(k0.spill_bytes, 44);
+  EXPECT_EQ(k0.stack_bytes, 16);
+  EXPECT_EQ(used->at("seam_c0_k3").registers, 31);
+  EXPECT_EQ(used->at("seam_c0_k3").spill_bytes, 0);
+  EXPECT_FALSE(ParsePtxasReport("ptxas info    : 0 bytes gmem\n").ok());
+}
+
+class CudaResources : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::Status nvrtc = NvrtcAvailable();
+    if (!nvrtc.ok()) GTEST_SKIP() << nvrtc.message();
+  }
+};
+
+TEST_F(CudaResources, EveryKernelReportsItsOccupancyAndGrid) {
+  std::unique_ptr<Module> module = LoadOptimized("bench/workloads/layernorm_backward.hlo");
+  absl::StatusOr<CudaProgram> program = CompileForCuda(*module, fusion::Strategy::kStitch, "sm_90");
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->resources.size(), program->kernels.size());
+  for (size_t i = 0; i < program->kernels.size(); ++i) {
+    const CudaKernelResources& r = program->resources[i];
+    const codegen::CudaKernel& k = program->kernels[i];
+    EXPECT_GT(r.used.registers, 0);
+    EXPECT_EQ(r.used.dynamic_shared_bytes, k.shared_bytes);
+    EXPECT_GE(r.resident_blocks_per_unit, 1);
+    // A kernel with grid barriers launches no more blocks than are resident.
+    if (k.grid_barriers) {
+      EXPECT_LE(r.grid, r.resident_blocks_per_unit * fusion::H100Spec().units);
+    }
+    EXPECT_LE(r.grid, k.max_blocks);
+  }
+}
+
+// The column reduction's 1,024-thread kernel spills under its launch
+// bounds; relaxed to 512 threads it does not.
+TEST_F(CudaResources, SpillingKernelsAreRelaxedToFewerThreads) {
+  std::unique_ptr<Module> module = LoadOptimized("bench/workloads/column_reduce.hlo");
+  absl::StatusOr<CudaProgram> program = CompileForCuda(*module, fusion::Strategy::kStitch, "sm_90");
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->relaxed.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(program->relaxed[0], "seam_c0_k0: 1024 -> 512 threads"))
+      << program->relaxed[0];
+  EXPECT_EQ(program->kernels[0].threads, 512);
+  EXPECT_EQ(program->resources[0].used.spill_bytes, 0);
+}
+
+// Repeated layers plan to identical kernels: they share one symbol on both
+// targets, and the CPU executable still computes the same result.
+TEST(KernelDeduplication, IdenticalKernelsCompileOnce) {
+  std::unique_ptr<Module> module = LoadOptimized("tests/corpus/hlo/gh_ptxla_gpt2_tp1_n_layer2.hlo");
+  absl::StatusOr<CudaProgram> cuda = RenderForCuda(*module, fusion::Strategy::kNone, "sm_90");
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  EXPECT_LT(cuda->kernels.size(), cuda->symbol_of.size());
+  ExecutableOptions options;
+  options.plan.strategy = fusion::Strategy::kNone;
+  absl::StatusOr<std::unique_ptr<Executable>> cpu = Executable::Compile(*module, options);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_LT((*cpu)->stats().distinct_kernels, (*cpu)->stats().compiled_kernels);
+  EXPECT_GT((*cpu)->stats().distinct_kernels, 0);
+}
+
+}  // namespace
+}  // namespace seam::runtime
