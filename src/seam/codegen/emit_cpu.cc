@@ -64,7 +64,7 @@ std::string DirectReduction(const Instruction& reduce) {
 
 class CpuKernelEmitter {
  public:
-  explicit CpuKernelEmitter(const KernelIr& ir) : ir_(ir) {}
+  explicit CpuKernelEmitter(const KernelIr& ir) : ir_(ir), barrier_(BarrierBeforePhase(ir)) {}
 
   absl::StatusOr<std::string> Emit() {
     Line(0, absl::StrCat("extern \"C\" __attribute__((visibility(\"default\"))) void ", ir_.name,
@@ -103,6 +103,14 @@ class CpuKernelEmitter {
 
  private:
   void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
+
+  // The worksharing loop of phase `phase`'s last loop: its implicit barrier
+  // is the grid barrier, dropped (nowait) when the next phase does not need
+  // one (BarrierBeforePhase).
+  std::string ForPragma(int phase) const {
+    bool next_needs = phase + 1 < ir_.phases && barrier_[phase + 1];
+    return absl::StrCat("#pragma omp for schedule(static)", next_needs ? "" : " nowait");
+  }
 
   // Outputs written past the caches: per thread, a piece of a row staged
   // in L1 and then streamed out (only where a stage writes them row by row).
@@ -169,19 +177,18 @@ class CpuKernelEmitter {
   // linear position, in their own shape.
   absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
                                     const std::string& linear) {
-    return codegen::EmitElementwiseRoots(
-        e, s, index, linear,
-        [this](ElementalEmitter& e, const Instruction* v, const std::string& at,
-               const std::string& value) { Store(e, v, at, value); });
+    return codegen::EmitElementwiseRoots(e, s, index, linear, Storer());
+  }
+
+  StoreRoot Storer() {
+    return [this](ElementalEmitter& e, const Instruction* v, const std::string& at,
+                  const std::string& value) { Store(e, v, at, value); };
   }
 
   absl::Status EmitTilePhase(size_t begin, size_t end) {
     const Stage& first = ir_.stages[begin];
-    int64_t rows = first.Rows();
-    int64_t rpb = std::max<int64_t>(1, first.mapping.rows_per_block);
-    int64_t bpr = PhaseBlocksPerRow(ir_, first.phase);
-    int64_t tasks = CeilDiv(rows, rpb) * bpr;
-    Line(4, "#pragma omp for schedule(static)");
+    const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, first);
+    Line(4, ForPragma(first.phase));
     Line(4, absl::StrCat("for (int64_t task = 0; task < ", tasks, "; ++task) {"));
     Line(6, absl::StrCat("const int64_t r0 = (task / ", bpr, ") * ", rpb, ";"));
     Line(6, absl::StrCat("const int64_t r1 = std::min<int64_t>(", rows, ", r0 + ", rpb, ");"));
@@ -325,20 +332,11 @@ class CpuKernelEmitter {
       SEAM_RETURN_IF_ERROR(EmitElementFolding(s, split, parts));
     }
     // Combine: the reduce's init, then each non-empty chunk, in order.
-    Line(4, "#pragma omp for schedule(static)");
+    Line(4, ForPragma(s.phase + 1));
     Line(4, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
     std::vector<std::string> combine;
     ElementalEmitter c(ir_, RenderedNames(ir_), Computed(s), &combine, 6);
-    for (size_t j = 0; j < s.reductions.size(); ++j) {
-      const Instruction* r = s.reductions[j];
-      SEAM_ASSIGN_OR_RETURN(std::string init, c.Value(r->operand(1), {}));
-      std::string acc = absl::StrCat("acc", j);
-      c.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
-      c.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units,
-                          "; ++chunk) ", acc, " = ", ReducerName(ir_, r), "(", acc, ", b",
-                          ir_.PartialsIndex(r), "[chunk * ", kept, " + p]);"));
-      Store(c, r, "p", RoundExpr(r->shape().dtype(), acc));
-    }
+    SEAM_RETURN_IF_ERROR(EmitPartialCombine(ir_, s, units, per_chunk, kept, c, Storer()));
     for (const std::string& line : combine) Line(0, line);
     Line(4, "}");
     return absl::OkStatus();
@@ -482,6 +480,7 @@ class CpuKernelEmitter {
   }
 
   const KernelIr& ir_;
+  std::vector<bool> barrier_;  // before each phase
   std::string text_;
   std::vector<const Instruction*> staged_;  // staged by the stage being emitted, in order
 };

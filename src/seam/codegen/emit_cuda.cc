@@ -46,7 +46,8 @@ class CudaKernelEmitter {
   absl::StatusOr<CudaKernel> Emit() {
     kernel_.name = ir_.name;
     kernel_.threads = BlockThreads();
-    kernel_.grid_barriers = ir_.phases > 1;
+    std::vector<bool> barrier = BarrierBeforePhase(ir_);
+    kernel_.grid_barriers = std::find(barrier.begin(), barrier.end(), true) != barrier.end();
     std::vector<std::string> params, aligned;
     for (size_t k = 0; k < ir_.buffers.size(); ++k) {
       const KernelBuffer& b = ir_.buffers[k];
@@ -72,7 +73,7 @@ class CudaKernelEmitter {
     for (size_t k = 0; k < ir_.stages.size();) {
       size_t end = k + 1;
       while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
-      if (ir_.stages[k].phase > 0) Line(2, "seam_grid.sync();");
+      if (barrier[ir_.stages[k].phase]) Line(2, "seam_grid.sync();");
       if (ir_.stages[k].kind == LoopKind::kPartialReduce) {
         SEAM_RETURN_IF_ERROR(EmitPartialReduce(ir_.stages[k], k));
       } else {
@@ -147,10 +148,7 @@ class CudaKernelEmitter {
 
   absl::Status EmitTilePhase(size_t begin, size_t end) {
     const Stage& first = ir_.stages[begin];
-    int64_t rows = first.Rows();
-    int64_t rpb = std::max<int64_t>(1, first.mapping.rows_per_block);
-    int64_t bpr = PhaseBlocksPerRow(ir_, first.phase);
-    int64_t tasks = CeilDiv(rows, rpb) * bpr;
+    const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, first);
     group_ = std::min(NextPowerOfTwo(rpb), kernel_.threads);
     lanes_ = kernel_.threads / group_;
     NoteBlocks(tasks);
@@ -329,25 +327,31 @@ class CudaKernelEmitter {
     } else {
       SEAM_RETURN_IF_ERROR(EmitThreadFolding(s, split, per_chunk));
     }
-    // Combine: the reduce's init, then each non-empty chunk, in order.
+    // Combine: the reduce's init, then each non-empty chunk, in order
+    // (BarrierBeforePhase always puts a barrier before it).
     std::string stride = absl::StrCat("static_cast<int64_t>(gridDim.x) * ", kernel_.threads);
     Line(2, "seam_grid.sync();");
     Line(2, absl::StrCat("for (int64_t p = static_cast<int64_t>(blockIdx.x) * ", kernel_.threads,
                          " + threadIdx.x; p < ", split.kept, "; p += ", stride, ") {"));
     std::vector<std::string> combine;
     ElementalEmitter c(ir_, RenderedNames(ir_), Computed(s), &combine, 4);
-    for (size_t j = 0; j < s.reductions.size(); ++j) {
-      const Instruction* r = s.reductions[j];
-      SEAM_ASSIGN_OR_RETURN(std::string init, c.Value(r->operand(1), {}));
-      std::string acc = absl::StrCat("acc", j);
-      c.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
-      c.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", split.folded,
-                          "; ++chunk) ", acc, " = ", ReducerName(ir_, r), "(", acc, ", b",
-                          ir_.PartialsIndex(r), "[chunk * ", split.kept, " + p]);"));
-      Store(c, r, "p", RoundExpr(r->shape().dtype(), acc));
-    }
+    SEAM_RETURN_IF_ERROR(
+        EmitPartialCombine(ir_, s, split.folded, per_chunk, split.kept, c, Storer()));
     Lines(combine);
     Line(2, "}");
+    return absl::OkStatus();
+  }
+
+  // Folds element (q, p) of a partial reduction into the accumulators and
+  // computes the stage's elementwise roots there.
+  absl::Status EmitFoldBody(const Stage& s, const FoldSplit& split, int indent) {
+    std::vector<std::string> body;
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent);
+    Index index = FoldIndex(e, s, split, "q", "p");
+    SEAM_RETURN_IF_ERROR(Accumulate(e, s, index));
+    SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index),
+                                              Storer()));
+    Lines(body);
     return absl::OkStatus();
   }
 
@@ -371,13 +375,7 @@ class CudaKernelEmitter {
     DeclareAccumulators(s, 6);
     Line(6, absl::StrCat("for (int64_t q = chunk * ", per_chunk, " + lane; q < q1; q += ",
                          lanes_, ") {"));
-    std::vector<std::string> body;
-    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, 8);
-    Index index = FoldIndex(e, s, split, "q", "p");
-    SEAM_RETURN_IF_ERROR(Accumulate(e, s, index));
-    SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index),
-                                              Storer()));
-    Lines(body);
+    SEAM_RETURN_IF_ERROR(EmitFoldBody(s, split, 8));
     Line(6, "}");
     EmitLaneCombine(s, stage, 6);
     for (size_t j = 0; j < s.reductions.size(); ++j) {
@@ -403,13 +401,7 @@ class CudaKernelEmitter {
                          per_chunk, ");"));
     DeclareAccumulators(s, 4);
     Line(4, absl::StrCat("for (int64_t q = chunk * ", per_chunk, "; q < q1; ++q) {"));
-    std::vector<std::string> body;
-    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, 6);
-    Index index = FoldIndex(e, s, split, "q", "p");
-    SEAM_RETURN_IF_ERROR(Accumulate(e, s, index));
-    SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index),
-                                              Storer()));
-    Lines(body);
+    SEAM_RETURN_IF_ERROR(EmitFoldBody(s, split, 6));
     Line(4, "}");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       Line(4, absl::StrCat("if (has", j, ") b", ir_.PartialsIndex(s.reductions[j]), "[chunk * ",

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "seam/codegen/c_types.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::codegen {
@@ -51,6 +52,15 @@ int64_t PhaseBlocksPerRow(const KernelIr& ir, int phase) {
   return 1;
 }
 
+TileTasks TileTasksOf(const KernelIr& ir, const Stage& first) {
+  TileTasks t;
+  t.rows = first.Rows();
+  t.rows_per_block = std::max<int64_t>(1, first.mapping.rows_per_block);
+  t.blocks_per_row = PhaseBlocksPerRow(ir, first.phase);
+  t.tasks = CeilDiv(t.rows, t.rows_per_block) * t.blocks_per_row;
+  return t;
+}
+
 FoldSplit SplitFolded(const Stage& s) {
   FoldSplit split;
   for (size_t d = 0; d < s.dims.size(); ++d) {
@@ -88,6 +98,50 @@ absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Ind
     Index at = root->shape().dims() == s.dims ? index : e.Delinearize(root->shape().dims(), linear);
     SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(root, at));
     store(e, root, ElementalEmitter::Linear(root->shape().dims(), at), value);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<bool> BarrierBeforePhase(const KernelIr& ir) {
+  std::vector<bool> barrier(std::max(ir.phases, 1), false);
+  absl::flat_hash_set<const Instruction*> unsynced;  // written since the last barrier
+  for (int q = 0; q < ir.phases; ++q) {
+    bool reads_unsynced = false, combines = false;
+    for (const Stage& s : ir.stages) {
+      if (s.kind == LoopKind::kPartialReduce && s.phase + 1 == q) combines = true;
+      if (s.phase != q) continue;
+      absl::flat_hash_set<const Instruction*> members = Computed(s);
+      for (const Instruction* m : s.members) {
+        for (const Instruction* o : m->operands()) {
+          reads_unsynced |= !members.contains(o) && unsynced.contains(o);
+        }
+      }
+    }
+    if (q > 0 && (reads_unsynced || combines)) {
+      barrier[q] = true;
+      unsynced.clear();
+    }
+    for (const Stage& s : ir.stages) {
+      // A partial reduction's results are written by its combining phase.
+      int writes = s.kind == LoopKind::kPartialReduce ? s.phase + 1 : s.phase;
+      if (writes == q) unsynced.insert(s.roots.begin(), s.roots.end());
+    }
+  }
+  return barrier;
+}
+
+absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t units,
+                                int64_t per_chunk, int64_t kept, ElementalEmitter& e,
+                                const StoreRoot& store) {
+  for (size_t j = 0; j < s.reductions.size(); ++j) {
+    const Instruction* r = s.reductions[j];
+    SEAM_ASSIGN_OR_RETURN(std::string init, e.Value(r->operand(1), {}));
+    std::string acc = absl::StrCat("acc", j);
+    e.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
+    e.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units, "; ++chunk) ",
+                        acc, " = ", ReducerName(ir, r), "(", acc, ", b", ir.PartialsIndex(r),
+                        "[chunk * ", kept, " + p]);"));
+    store(e, r, "p", RoundExpr(r->shape().dtype(), acc));
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -39,6 +40,16 @@ absl::flat_hash_set<const Instruction*> Computed(const Stage& s);
 // decides for the whole phase.
 int64_t PhaseBlocksPerRow(const KernelIr& ir, int phase);
 
+// The task loop of a tile phase, from its first stage: tasks are tiles of
+// `rows_per_block` rows, each split into `blocks_per_row` parts.
+struct TileTasks {
+  int64_t rows = 1;
+  int64_t rows_per_block = 1;
+  int64_t blocks_per_row = 1;
+  int64_t tasks = 1;
+};
+TileTasks TileTasksOf(const KernelIr& ir, const Stage& first);
+
 // The dimensions of a partial reduction's iteration space it folds, and
 // those it keeps (one partial per kept element).
 struct FoldSplit {
@@ -64,6 +75,21 @@ using StoreRoot = std::function<void(ElementalEmitter& e, const Instruction* v,
 // in their own shape.
 absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
                                   const std::string& linear, const StoreRoot& store);
+
+// Whether phase q needs a grid barrier before it: it reads a value (or,
+// combining a partial reduction, partials) written since the last barrier.
+// Phases that only follow unrelated work run on without one: AStitch's
+// independent scheme, blocks or threads moving on to the next group's
+// tasks as soon as they finish their own.
+std::vector<bool> BarrierBeforePhase(const KernelIr& ir);
+
+// The combining phase of a partial reduction, for kept element `p`: each
+// reduce's init, then the partials of every non-empty chunk (`units` of
+// folded work, `per_chunk` to a chunk, `kept` partials per chunk) in
+// order, stored through `store`. Deterministic on every target.
+absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t units,
+                                int64_t per_chunk, int64_t kept, ElementalEmitter& e,
+                                const StoreRoot& store);
 
 // Kernels that render to the same text but for their name (the same ops
 // on the same shapes, common in unfused plans and repeated layers: 4,397
