@@ -43,5 +43,12 @@ TEST(Occupancy, ABlockThatCannotFitGivesZero) {
   EXPECT_EQ(ResidentBlocksPerUnit(H100Spec(), 512, r), 0);
 }
 
+TEST(Occupancy, RegisterCapOfLaunchBounds) {
+  EXPECT_EQ(RegisterCap(H100Spec(), 1024), 64);
+  EXPECT_EQ(RegisterCap(H100Spec(), 512), 128);
+  EXPECT_EQ(RegisterCap(H100Spec(), 256), 255);
+  EXPECT_EQ(RegisterCap(H100Spec(), 96), 255);
+}
+
 }  // namespace
 }  // namespace seam::fusion

@@ -56,7 +56,7 @@ int64_t ExpectAllCompile(const std::vector<std::unique_ptr<Module>>& modules,
             << what << " --fusion=" << fusion::StrategyName(strategy) << ": "
             << absl::StrJoin(program->not_generated, "; ");
         if (!program->kernels.empty()) {
-          EXPECT_NE(program->ptx.ptx.find(".entry " + program->kernels.front().name), std::string::npos);
+          EXPECT_NE(program->ptx.text.find(".entry " + program->kernels.front().name), std::string::npos);
         }
         kernels += static_cast<int64_t>(program->kernels.size());
       }

@@ -31,4 +31,10 @@ int64_t ResidentBlocksPerUnit(const DeviceSpec& device, int64_t threads,
   return std::max<int64_t>(0, blocks);
 }
 
+int64_t RegisterCap(const DeviceSpec& device, int64_t threads) {
+  constexpr int64_t kMaxRegistersPerThread = 255;
+  int64_t per_thread = device.registers_per_unit / std::max<int64_t>(kWarp, RoundUp(threads, kWarp));
+  return std::min(kMaxRegistersPerThread, per_thread / 8 * 8);
+}
+
 }  // namespace seam::fusion

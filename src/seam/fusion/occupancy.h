@@ -25,4 +25,9 @@ struct KernelResources {
 int64_t ResidentBlocksPerUnit(const DeviceSpec& device, int64_t threads,
                               const KernelResources& resources);
 
+// The most registers a thread may use when blocks of `threads` threads
+// must fit on an SM at least once (what __launch_bounds__(threads) lets
+// the compiler assume): at this cap, more live values spill.
+int64_t RegisterCap(const DeviceSpec& device, int64_t threads);
+
 }  // namespace seam::fusion

@@ -60,15 +60,16 @@ absl::StatusOr<CudaProgram> RenderForCuda(
 
 namespace {
 
-// PTX for every kernel of `program`, and what each uses.
+// PTX and a cubin for every kernel of `program`, and what each uses.
 absl::Status CompileAndMeasure(CudaProgram& program, const std::string& target) {
-  absl::StatusOr<PtxResult> ptx = CompileToPtx(program.source, target);
+  absl::StatusOr<NvrtcResult> ptx = CompileToPtx(program.source, target);
   if (!ptx.ok()) return ptx.status();
   program.ptx = *std::move(ptx);
-  absl::StatusOr<PtxResult> report = PtxasReport(program.source, target);
-  if (!report.ok()) return report.status();
+  absl::StatusOr<NvrtcResult> cubin = CompileToCubin(program.source, target);
+  if (!cubin.ok()) return cubin.status();
+  program.cubin = *std::move(cubin);
   absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> used =
-      ParsePtxasReport(report->ptx);
+      ParsePtxasReport(program.cubin.text);
   if (!used.ok()) return used.status();
   const fusion::DeviceSpec& device = program.plan.device;
   program.resources.clear();
@@ -110,8 +111,12 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
     bool again = false;
     for (size_t i = 0; round < kRelaxRounds && i < program->kernels.size(); ++i) {
       const codegen::CudaKernel& k = program->kernels[i];
-      int64_t spilled = program->resources[i].used.spill_bytes;
-      if (spilled == 0 || k.threads <= kFewestThreads) continue;
+      const fusion::KernelResources& used = program->resources[i].used;
+      // Only spills under the register cap of the launch bounds: fewer
+      // threads raise the cap. (Spills below it are ptxas' own choice.)
+      bool capped = used.registers >= fusion::RegisterCap(program->plan.device, k.threads);
+      int64_t spilled = used.spill_bytes;
+      if (spilled == 0 || !capped || k.threads <= kFewestThreads) continue;
       relaxed.push_back(absl::StrCat(k.name, ": ", k.threads, " -> ", k.threads / 2,
                                      " threads (", spilled, " bytes of spills)"));
       for (const auto& [name, symbol] : program->symbol_of_name) {

@@ -44,7 +44,8 @@ struct CudaProgram {
   // they would run in the interpreter, as on the CPU backend).
   std::vector<std::string> not_generated;
   std::string source;  // the .cu file
-  PtxResult ptx;       // empty when there are no kernels
+  NvrtcResult ptx;     // empty when there are no kernels
+  NvrtcResult cubin;   // CompileForCuda: the cubin, and ptxas' report
   // Per distinct kernel, from ptxas (CompileForCuda only).
   std::vector<CudaKernelResources> resources;
   double codegen_seconds = 0;
@@ -59,14 +60,14 @@ absl::StatusOr<CudaProgram> RenderForCuda(
 
 // RenderForCuda, then NVRTC to PTX, and each kernel's resources from
 // ptxas (a cubin compile) with the occupancy they allow. Assume, apply,
-// relax: kernels whose registers spill are rendered again with half the
-// threads (each thread then has more registers under its launch bounds),
-// down to 128, at most twice.
+// relax: kernels that spill at the register cap of their launch bounds are
+// rendered again with half the threads (raising the cap), down to 128, at
+// most twice.
 absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
                                            const std::string& target);
 
-// Each kernel's use of registers, shared memory and spills, parsed from a
-// ptxas report (PtxasReport), by kernel name.
+// Each kernel's use of registers, shared memory and spills, parsed from
+// ptxas' report (CompileToCubin), by kernel name.
 absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParsePtxasReport(
     const std::string& report);
 

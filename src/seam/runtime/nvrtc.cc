@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "seam/runtime/jit.h"
+#include "seam/util/status_macros.h"
 
 namespace seam::runtime {
 namespace {
@@ -38,6 +39,8 @@ struct Nvrtc {
   int (*log)(NvrtcProgram, char*) = nullptr;
   int (*ptx_size)(NvrtcProgram, size_t*) = nullptr;
   int (*ptx)(NvrtcProgram, char*) = nullptr;
+  int (*cubin_size)(NvrtcProgram, size_t*) = nullptr;
+  int (*cubin)(NvrtcProgram, char*) = nullptr;
   int (*destroy)(NvrtcProgram*) = nullptr;
 };
 
@@ -76,6 +79,8 @@ Nvrtc Open() {
             Bind(n.handle, "nvrtcGetProgramLogSize", n.log_size) &&
             Bind(n.handle, "nvrtcGetProgramLog", n.log) &&
             Bind(n.handle, "nvrtcGetPTXSize", n.ptx_size) && Bind(n.handle, "nvrtcGetPTX", n.ptx) &&
+            Bind(n.handle, "nvrtcGetCUBINSize", n.cubin_size) &&
+            Bind(n.handle, "nvrtcGetCUBIN", n.cubin) &&
             Bind(n.handle, "nvrtcDestroyProgram", n.destroy);
   if (!ok) {
     n.error = "the NVRTC library found lacks part of its C API";
@@ -124,9 +129,11 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-// What NVRTC gives back: PTX (for compute_XX targets) and its log.
+// What NVRTC gives back: PTX (compute_XX targets) or a cubin (sm_XX),
+// and its log.
 struct NvrtcOutput {
   std::string ptx;
+  std::string cubin;
   std::string log;
 };
 
@@ -148,6 +155,10 @@ absl::StatusOr<NvrtcOutput> RunNvrtc(const Nvrtc& n, const std::string& source,
     n.ptx_size(program, &size);
     out.ptx.assign(size, '\0');
     n.ptx(program, out.ptx.data());
+  } else if (rc == 0) {
+    n.cubin_size(program, &size);
+    out.cubin.assign(size, '\0');
+    n.cubin(program, out.cubin.data());
   }
   n.destroy(&program);
   for (std::string* text : {&out.ptx, &out.log}) {
@@ -161,12 +172,28 @@ absl::StatusOr<NvrtcOutput> RunNvrtc(const Nvrtc& n, const std::string& source,
   return out;
 }
 
-// Runs NVRTC on `source` with `options` (or finds the result in the cache,
-// a file named by the key and `suffix`), keeping the PTX (`want_ptx`) or
-// the log; a cached entry must contain `marker` to count as valid.
-absl::StatusOr<PtxResult> CachedNvrtc(const std::string& source, std::vector<std::string> options,
-                                      const std::string& suffix, const std::string& marker,
-                                      bool want_ptx) {
+// Writes `bytes` to `path` through a temporary unique to this process and
+// call, so readers see the whole file or none.
+absl::Status PublishAtomically(const std::string& path, const std::string& bytes) {
+  std::string temporary = absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << bytes;
+    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", temporary));
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
+  return absl::OkStatus();
+}
+
+// Runs NVRTC on `source` with `options`, or finds the result in the cache:
+// the PTX (`want_ptx`) or the log in a file named by the key and `suffix`
+// (valid when it starts with the key and contains `marker`), and for a
+// cubin compile the cubin beside it (valid when it is an ELF file).
+absl::StatusOr<NvrtcResult> CachedNvrtc(const std::string& source, std::vector<std::string> options,
+                                        const std::string& suffix, const std::string& marker,
+                                        bool want_ptx) {
   absl::StatusOr<std::string> version = NvrtcVersion();
   if (!version.ok()) return version.status();
   auto start = std::chrono::steady_clock::now();
@@ -186,27 +213,23 @@ absl::StatusOr<PtxResult> CachedNvrtc(const std::string& source, std::vector<std
   absl::StatusOr<std::string> dir = CacheDirectory();
   if (!dir.ok()) return dir.status();
   std::string path = absl::StrCat(*dir, "/", key, suffix);
+  std::string cubin_path = absl::StrCat(*dir, "/", key, ".cubin");
   if (fs::exists(path)) {
     std::string cached = ReadFile(path);
-    if (absl::StartsWith(cached, header) && absl::StrContains(cached, marker)) {
-      return PtxResult{cached.substr(header.size()), true, seconds(), path};
+    std::string cubin = want_ptx ? "" : ReadFile(cubin_path);
+    if (absl::StartsWith(cached, header) && absl::StrContains(cached, marker) &&
+        (want_ptx || absl::StartsWith(cubin, "\x7f" "ELF"))) {
+      return NvrtcResult{cached.substr(header.size()), std::move(cubin), true, seconds(), path};
     }
     fs::remove(path);  // corrupted or foreign: rebuild
   }
   absl::StatusOr<NvrtcOutput> output = RunNvrtc(Library(), source, options, want_ptx);
   if (!output.ok()) return output.status();
   std::string text = want_ptx ? std::move(output->ptx) : std::move(output->log);
-  // A unique temporary name per process and call; rename publishes it.
-  std::string temporary = absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << header << text;
-    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", temporary));
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
-  return PtxResult{std::move(text), false, seconds(), path};
+  // The cubin first: the text file is what marks the entry present.
+  if (!want_ptx) SEAM_RETURN_IF_ERROR(PublishAtomically(cubin_path, output->cubin));
+  SEAM_RETURN_IF_ERROR(PublishAtomically(path, header + text));
+  return NvrtcResult{std::move(text), std::move(output->cubin), false, seconds(), path};
 }
 
 }  // namespace
@@ -224,13 +247,13 @@ absl::StatusOr<std::string> NvrtcVersion() {
   return absl::StrCat(major, ".", minor);
 }
 
-absl::StatusOr<PtxResult> CompileToPtx(const std::string& source, const std::string& arch) {
+absl::StatusOr<NvrtcResult> CompileToPtx(const std::string& source, const std::string& arch) {
   if (absl::Status valid = CheckArch(arch); !valid.ok()) return valid;
   return CachedNvrtc(source, Options(absl::StrCat("compute_", arch.substr(3))), ".ptx", ".entry",
                      /*want_ptx=*/true);
 }
 
-absl::StatusOr<PtxResult> PtxasReport(const std::string& source, const std::string& arch) {
+absl::StatusOr<NvrtcResult> CompileToCubin(const std::string& source, const std::string& arch) {
   if (absl::Status valid = CheckArch(arch); !valid.ok()) return valid;
   std::vector<std::string> options = Options(arch);
   options.push_back("--ptxas-options=-v");

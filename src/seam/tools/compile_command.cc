@@ -3,7 +3,7 @@
 // --passes=SPEC), fusion planned for the target's GPU, CUDA C++ rendered and
 // compiled to PTX by NVRTC. Prints what was compiled; --emit=cuda prints
 // the kernels' source (no prelude; without NVRTC); --dump-to=DIR writes the
-// .cu and .ptx.
+// .cu, .ptx and .cubin.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -50,7 +50,10 @@ absl::Status Dump(const CompileOptions& options, const Module& module,
   absl::Status written = WriteFile(stem + ".cu", program.source);
   if (written.ok()) written = WriteFile(stem + ".plan.txt", fusion::PlanToText(program.plan));
   if (written.ok() && !program.kernels.empty()) {
-    written = WriteFile(absl::StrCat(stem, ".", options.target, ".ptx"), program.ptx.ptx);
+    written = WriteFile(absl::StrCat(stem, ".", options.target, ".ptx"), program.ptx.text);
+    if (written.ok()) {
+      written = WriteFile(absl::StrCat(stem, ".", options.target, ".cubin"), program.cubin.cubin);
+    }
   }
   return written;
 }
@@ -90,14 +93,14 @@ int Compile(const CompileOptions& options) {
     return 0;
   }
   if (options.emit == "ptx") {
-    std::printf("%s", program->ptx.ptx.c_str());
+    std::printf("%s", program->ptx.text.c_str());
     return 0;
   }
   std::printf("%s: %zu kernel(s) as %zu distinct CUDA kernel(s) for %s (fusion %s), %zu KB of "
               "PTX; codegen %.3f s, NVRTC %.3f s%s\n",
               (*module)->name().c_str(), program->symbol_of.size(), program->kernels.size(),
               options.target.c_str(),
-              options.fusion.c_str(), program->ptx.ptx.size() / 1024, program->codegen_seconds,
+              options.fusion.c_str(), program->ptx.text.size() / 1024, program->codegen_seconds,
               program->ptx.seconds, program->ptx.cache_hit ? " (cache hit)" : "");
   // Resource feedback: what each kernel uses, how many blocks an SM holds,
   // the grid it launches, and the plan's estimate with that occupancy.
@@ -155,7 +158,7 @@ std::function<int()> AddCompileCommand(CLI::App& app) {
                       "What to print: summary, cuda (the kernels' source) or ptx")
       ->check(CLI::IsMember({"summary", "cuda", "ptx"}));
   command->add_option("--dump-to", options->dump_to,
-                      "Write <module>.cu, <module>.<target>.ptx and the plan to this directory");
+                      "Write <module>.cu, <module>.<target>.ptx and .cubin and the plan to this directory");
   return [options]() { return Compile(*options); };
 }
 
