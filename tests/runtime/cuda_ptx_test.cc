@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "random_graph.h"
+#include "seam/gym/random_graph.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/text/parser.h"
@@ -105,12 +105,12 @@ class CudaPtxRandom : public CudaPtx {};
 
 TEST_P(CudaPtxRandom, EveryKernelCompilesForSm80AndSm90) {
   int m = std::stoi(GetParam());
-  std::vector<seam::testing::RandomGraph> graphs;
+  std::vector<seam::gym::RandomGraph> graphs;
   for (int g = 0; g < 100; ++g) {
-    graphs.push_back(seam::testing::MakeRandomGraph(static_cast<uint64_t>(m) * 7919 + 17 + g,
+    graphs.push_back(seam::gym::MakeRandomGraph(static_cast<uint64_t>(m) * 7919 + 17 + g,
                                                     absl::StrCat("g", g, "_"), 8));
   }
-  std::string text = seam::testing::ModuleText(graphs, absl::StrCat("random_", m));
+  std::string text = seam::gym::ModuleText(graphs, absl::StrCat("random_", m));
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "random");
   ASSERT_TRUE(modules.ok()) << modules.status();
   EXPECT_GT(ExpectAllCompile(*modules, absl::StrCat("random module ", m)), 0);

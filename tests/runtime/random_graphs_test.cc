@@ -6,7 +6,7 @@
 // fails, as a module to feed `seam run --fusion=... --verify --passes=none`.
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "random_graph.h"
+#include "seam/gym/random_graph.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
@@ -14,6 +14,9 @@
 #include "seam/text/parser.h"
 
 namespace seam::testing {
+using gym::MakeRandomGraph;
+using gym::RandomGraph;
+using gym::ModuleText;
 namespace {
 
 constexpr int kModules = 20;

@@ -165,6 +165,14 @@ Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
   cost.launches = 1;
   for (int k = 0; k < op.operand_count(); ++k) cost.dram_read_bytes += ReadBytes(op, k);
   cost.dram_write_bytes = static_cast<double>(ValueBytes(op.shape()));
+  double library_flops = LibraryFlops(op);
+  cost.flops = library_flops > 0 ? library_flops / kLibraryFlopsFactor
+                                 : static_cast<double>(Elements(op.shape()));
+  cost.time_us = EstimateTimeUs(cost, device);
+  return cost;
+}
+
+double LibraryFlops(const Instruction& op) {
   double out = static_cast<double>(Elements(op.shape()));
   if (op.opcode() == Opcode::kDot) {
     double contracted = 1;
@@ -172,8 +180,9 @@ Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
     for (int64_t d : op.attrs().lhs_contracting_dims.value_or(IntList{})) {
       contracted *= static_cast<double>(lhs.dim(static_cast<int>(d)));
     }
-    cost.flops = 2 * out * contracted / kLibraryFlopsFactor;
-  } else if (op.opcode() == Opcode::kConvolution) {
+    return 2 * out * contracted;
+  }
+  if (op.opcode() == Opcode::kConvolution) {
     // Each output element sums the kernel's window over its input features.
     double kernel_elements = static_cast<double>(Elements(op.operand(1)->shape()));
     double output_features = 1;
@@ -181,12 +190,9 @@ Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
       const Shape& k = op.operand(1)->shape();
       output_features = static_cast<double>(k.dim(static_cast<int>(op.attrs().dim_labels->kernel_output_feature)));
     }
-    cost.flops = 2 * out * kernel_elements / std::max(1.0, output_features) / kLibraryFlopsFactor;
-  } else {
-    cost.flops = out;
+    return 2 * out * kernel_elements / std::max(1.0, output_features);
   }
-  cost.time_us = EstimateTimeUs(cost, device);
-  return cost;
+  return 0;
 }
 
 }  // namespace seam::fusion

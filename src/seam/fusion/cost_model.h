@@ -34,6 +34,11 @@ Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
 // its shapes) or a memory-intensive op Seam does not stitch.
 Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device);
 
+// Multiply-adds counted as two flops: a dot's output elements times its
+// contracted size, a convolution's output elements times its window over
+// the input features of one group. 0 for every other op.
+double LibraryFlops(const Instruction& op);
+
 // Seconds-free arithmetic: the time of a kernel moving `bytes` and doing
 // `flops` with `parallelism`, launches and barriers included.
 double EstimateTimeUs(const Cost& cost, const DeviceSpec& device);

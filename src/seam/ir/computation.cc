@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "seam/ir/module.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -11,6 +12,7 @@ Instruction* Computation::AddInstruction(
     std::unique_ptr<Instruction> instruction) {
   Instruction* added = instruction.get();
   added->parent_ = this;
+  if (parent_ != nullptr) parent_->CountEdits(1);
   if (added->opcode() == Opcode::kParameter &&
       added->parameter_number() >= 0) {
     size_t n = static_cast<size_t>(added->parameter_number());
@@ -32,6 +34,7 @@ void Computation::RemoveInstruction(Instruction* instruction) {
                          [&](const auto& p) { return p.get() == instruction; });
   SEAM_CHECK(it != instructions_.end());
   instructions_.erase(it);
+  if (parent_ != nullptr) parent_->CountEdits(1);
 }
 
 void Computation::RemoveInstructions(const absl::flat_hash_set<Instruction*>& dead) {
@@ -48,6 +51,7 @@ void Computation::RemoveInstructions(const absl::flat_hash_set<Instruction*>& de
     SEAM_CHECK(i->users().empty());
     return true;
   });
+  if (parent_ != nullptr) parent_->CountEdits(static_cast<int64_t>(dead.size()));
 }
 
 std::vector<Instruction*> Computation::MakePostOrder() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "seam/ir/computation.h"
+#include "seam/ir/module.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -48,6 +49,7 @@ void Instruction::ReplaceAllUsesWith(Instruction* replacement) {
     }
   }
   if (IsRoot()) parent_->set_root(replacement);
+  if (parent_ != nullptr && parent_->parent() != nullptr) parent_->parent()->CountEdits(1);
 }
 
 void Instruction::DetachOperands() {

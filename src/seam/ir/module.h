@@ -53,12 +53,18 @@ class Module {
 
   int64_t InstructionCount() const;
 
+  // Instructions added, removed or replaced by another since the module was
+  // made: how much a pass rewrote (the gym's rewrite-hit feature).
+  int64_t edit_count() const { return edit_count_; }
+  void CountEdits(int64_t n) { edit_count_ += n; }
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation* entry_ = nullptr;
   std::vector<VerbatimAttribute> attributes_;
   std::vector<DebugTable> debug_tables_;
+  int64_t edit_count_ = 0;
 };
 
 }  // namespace seam

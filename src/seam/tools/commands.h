@@ -20,5 +20,7 @@ std::function<int()> AddPlanCommand(CLI::App& app);
 std::function<int()> AddBenchCommand(CLI::App& app);
 // Adds `seam compile`.
 std::function<int()> AddCompileCommand(CLI::App& app);
+// Adds `seam gym`.
+std::function<int()> AddGymCommand(CLI::App& app);
 
 }  // namespace seam

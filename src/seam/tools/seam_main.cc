@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add(seam::AddPlanCommand);
   add(seam::AddBenchCommand);
   add(seam::AddCompileCommand);
+  add(seam::AddGymCommand);
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
-// Random memory-intensive graphs for differential testing of the compiled
-// paths: elementwise ops (cheap and expensive), broadcasts, reductions over
+// Random memory-intensive graphs: differential tests of the compiled paths
+// and the gym's generator/random/<seed> benchmarks. Elementwise ops
+// (cheap and expensive), broadcasts, reductions over
 // any dimensions, reshapes, transposes, slices, pads, reverses,
 // concatenates, selects, converts, iotas and dynamic slices, on random and
 // irregular shapes, in f32 and bf16, with several outputs. Each graph is
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace seam::testing {
+namespace seam::gym {
 
 struct RandomGraph {
   // Instruction lines; parameters are written `parameter(@k)`, k counting
@@ -29,4 +30,4 @@ RandomGraph MakeRandomGraph(uint64_t seed, const std::string& prefix, int ops);
 // in one tuple (graph by graph, in order).
 std::string ModuleText(const std::vector<RandomGraph>& graphs, const std::string& name);
 
-}  // namespace seam::testing
+}  // namespace seam::gym

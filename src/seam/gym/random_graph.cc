@@ -1,4 +1,4 @@
-#include "random_graph.h"
+#include "seam/gym/random_graph.h"
 
 #include <algorithm>
 #include <functional>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace seam::testing {
+namespace seam::gym {
 namespace {
 
 // Sizes that stress thread mappings: ones, primes, powers of two and their
@@ -349,4 +349,4 @@ std::string ModuleText(const std::vector<RandomGraph>& graphs, const std::string
   return text;
 }
 
-}  // namespace seam::testing
+}  // namespace seam::gym

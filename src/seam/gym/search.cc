@@ -1,0 +1,178 @@
+#include "seam/gym/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "seam/gym/actions.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::gym {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The budget, and the best state seen so far.
+class Tracker {
+ public:
+  Tracker(const Session& start, const SearchOptions& options, std::string agent)
+      : begin_(Clock::now()), budget_s_(options.budget_seconds) {
+    result_.agent = std::move(agent);
+    result_.initial_ops = start.initial_ops();
+    result_.default_ops = start.default_ops();
+    result_.best_ops = start.ops();
+    result_.best_spec = start.PassSpec();
+  }
+
+  bool OutOfTime() const { return Seconds() >= budget_s_; }
+
+  // Fewer ops wins; on a tie, the shorter order.
+  void Offer(const Session& state) {
+    std::string spec = state.PassSpec();
+    if (state.ops() < result_.best_ops ||
+        (state.ops() == result_.best_ops && spec.size() < result_.best_spec.size())) {
+      result_.best_ops = state.ops();
+      result_.best_spec = std::move(spec);
+    }
+  }
+
+  SearchResult& result() { return result_; }
+
+  SearchResult Finish() {
+    result_.walltime_s = Seconds();
+    return result_;
+  }
+
+ private:
+  double Seconds() const { return std::chrono::duration<double>(Clock::now() - begin_).count(); }
+  Clock::time_point begin_;
+  double budget_s_;
+  SearchResult result_;
+};
+
+std::vector<int> UsefulPasses(const Session& state) {
+  std::vector<bool> mask = state.ActionMask();
+  std::vector<int> passes;
+  for (int a = 0; a < StopAction(); ++a) {
+    if (mask[a]) passes.push_back(a);
+  }
+  return passes;
+}
+
+absl::Status CheckStart(const Session& start) {
+  if (!start.has_episode() || start.done()) {
+    return absl::FailedPreconditionError("search: the session must hold an episode that has not ended");
+  }
+  return absl::OkStatus();
+}
+
+// The children of `state` that some pass changes, each one step further.
+absl::StatusOr<std::vector<Session>> ChangedChildren(const Session& state, Tracker& tracker) {
+  std::vector<Session> children;
+  for (int action : UsefulPasses(state)) {
+    Session child = state.Fork();
+    SEAM_ASSIGN_OR_RETURN(StepResult step, child.Step(action));
+    ++tracker.result().steps;
+    if (step.changed) children.push_back(std::move(child));
+  }
+  return children;
+}
+
+// States compared for duplicates: the graph's structure (opcodes, shapes,
+// operand positions), not its names, which passes make up as they go.
+size_t Fingerprint(const Session& state) {
+  absl::flat_hash_map<const Instruction*, size_t> position;
+  size_t hash = 0;
+  for (const auto& computation : state.module().computations()) {
+    for (const auto& i : computation->instructions()) {
+      position.emplace(i.get(), position.size());
+      hash = absl::HashOf(hash, static_cast<int>(i->opcode()), i->shape().dims(), i->IsRoot());
+      for (const Instruction* operand : i->operands()) hash = absl::HashOf(hash, position[operand]);
+    }
+  }
+  return hash;
+}
+
+}  // namespace
+
+absl::StatusOr<SearchResult> RandomSearch(const Session& start, const SearchOptions& options) {
+  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  Tracker tracker(start, options, "random");
+  std::mt19937_64 random(options.seed);
+  do {
+    Session state = start.Fork();
+    ++tracker.result().episodes;
+    for (int t = 0; t < options.max_steps && !state.done(); ++t) {
+      std::vector<int> passes = UsefulPasses(state);
+      if (passes.empty()) break;
+      int action = passes[std::uniform_int_distribution<size_t>(0, passes.size() - 1)(random)];
+      SEAM_ASSIGN_OR_RETURN(StepResult step, state.Step(action));
+      ++tracker.result().steps;
+      if (step.changed) tracker.Offer(state);
+    }
+  } while (!tracker.OutOfTime());
+  return tracker.Finish();
+}
+
+absl::StatusOr<SearchResult> GreedySearch(const Session& start, const SearchOptions& options) {
+  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  Tracker tracker(start, options, "greedy");
+  Session state = start.Fork();
+  for (int depth = 0; depth < options.max_steps && !tracker.OutOfTime() && !state.done(); ++depth) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<Session> children, ChangedChildren(state, tracker));
+    auto best = std::min_element(children.begin(), children.end(),
+                                 [](const Session& a, const Session& b) { return a.ops() < b.ops(); });
+    // Descend while the count falls strictly; passes that only reshape the
+    // graph are left to beam search.
+    if (best == children.end() || best->ops() >= state.ops()) break;
+    state = std::move(*best);
+    tracker.Offer(state);
+    ++tracker.result().episodes;
+  }
+  return tracker.Finish();
+}
+
+absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOptions& options) {
+  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  Tracker tracker(start, options, "beam");
+  std::vector<Session> beam = {start.Fork()};
+  absl::flat_hash_set<size_t> seen = {Fingerprint(beam.front())};
+  for (int depth = 0; depth < options.max_steps && !beam.empty() && !tracker.OutOfTime(); ++depth) {
+    std::vector<Session> candidates;
+    for (const Session& state : beam) {
+      if (state.done()) continue;
+      SEAM_ASSIGN_OR_RETURN(std::vector<Session> children, ChangedChildren(state, tracker));
+      for (Session& child : children) {
+        // A state reached again by another order is not expanded twice.
+        if (!seen.insert(Fingerprint(child)).second) continue;
+        tracker.Offer(child);
+        candidates.push_back(std::move(child));
+      }
+      if (tracker.OutOfTime()) break;
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Session& a, const Session& b) { return a.ops() < b.ops(); });
+    if (candidates.size() > static_cast<size_t>(options.beam_width)) {
+      candidates.erase(candidates.begin() + options.beam_width, candidates.end());
+    }
+    beam = std::move(candidates);
+    ++tracker.result().episodes;
+  }
+  return tracker.Finish();
+}
+
+absl::StatusOr<SearchResult> RunSearch(absl::string_view agent, const Session& start,
+                                       const SearchOptions& options) {
+  if (agent == "random") return RandomSearch(start, options);
+  if (agent == "greedy") return GreedySearch(start, options);
+  if (agent == "beam") return BeamSearch(start, options);
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown agent '", agent, "'; expected random, greedy or beam"));
+}
+
+}  // namespace seam::gym

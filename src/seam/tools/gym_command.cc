@@ -1,0 +1,127 @@
+// `seam gym FILE --agent=random|greedy|beam`: searches for a pass order
+// that leaves the fewest ops, then checks the best order from scratch (a
+// fresh load, the verifier after every pass, the interpreter against the
+// original) and prints it as a --passes spec.
+#include <cstdio>
+#include <chrono>
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "seam/gym/search.h"
+#include "seam/gym/validation.h"
+#include "seam/tools/cli_util.h"
+#include "seam/tools/commands.h"
+
+namespace seam {
+namespace {
+
+struct GymOptions {
+  std::string file;
+  std::string agent = "beam";
+  gym::SearchOptions search;
+  bool json = false;
+  bool interpret = true;
+};
+
+// Benchmark URIs pass through; a path becomes file://<absolute path>.
+std::string BenchmarkUri(const std::string& file) {
+  for (absl::string_view scheme : {"corpus/", "file://", "generator/"}) {
+    if (absl::StartsWith(file, scheme)) return file;
+  }
+  return absl::StrCat("file://", std::filesystem::absolute(file).string());
+}
+
+// The paper's metric for one module: 1 = as many ops removed as the default
+// pipeline removes.
+double PaperMetric(const gym::SearchResult& r) {
+  double default_gain = static_cast<double>(r.initial_ops - r.default_ops);
+  return default_gain == 0 ? 0 : static_cast<double>(r.initial_ops - r.best_ops) / default_gain;
+}
+
+void PrintText(const std::string& uri, const gym::SearchResult& r, const gym::Validation& v,
+               double validation_s) {
+  std::printf("benchmark  %s\n", uri.c_str());
+  std::printf("agent      %s\n", r.agent.c_str());
+  std::printf("initial    %lld ops\n", static_cast<long long>(r.initial_ops));
+  std::printf("default    %lld ops (the default pipeline)\n", static_cast<long long>(r.default_ops));
+  std::printf("best       %lld ops: %+.1f%% vs default, (I-R)/(I-D) = %.3f\n",
+              static_cast<long long>(r.best_ops),
+              r.default_ops == 0 ? 0.0 : 100.0 * static_cast<double>(r.best_ops - r.default_ops) /
+                                             static_cast<double>(r.default_ops),
+              PaperMetric(r));
+  std::printf("order      %s\n", r.best_spec.empty() ? "(none)" : r.best_spec.c_str());
+  std::printf("validated  %lld ops from scratch, verified after every pass; %s\n",
+              static_cast<long long>(v.ops),
+              v.interpreted ? "interpreter: outputs equal" : "not interpreted");
+  std::printf("walltime   %.2f s search (%lld steps), %.2f s validation\n", r.walltime_s,
+              static_cast<long long>(r.steps), validation_s);
+}
+
+int RunGym(const GymOptions& options) {
+  std::string uri = BenchmarkUri(options.file);
+  gym::Session session;
+  if (absl::Status reset = session.Reset(uri); !reset.ok()) return Fail(reset);
+  absl::StatusOr<gym::SearchResult> result = gym::RunSearch(options.agent, session, options.search);
+  if (!result.ok()) return Fail(result.status());
+  auto begin = std::chrono::steady_clock::now();
+  absl::StatusOr<gym::Validation> validation =
+      gym::ValidatePassOrder(uri, result->best_spec, options.interpret);
+  double validation_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  if (!validation.ok()) {
+    return Fail(absl::Status(validation.status().code(),
+                             absl::StrCat("the best order '", result->best_spec,
+                                          "' fails from scratch: ", validation.status().message())));
+  }
+  if (options.json) {
+    nlohmann::json out = {
+        {"benchmark", uri},           {"agent", result->agent},
+        {"initial_ops", result->initial_ops}, {"default_ops", result->default_ops},
+        {"best_ops", result->best_ops},       {"best_spec", result->best_spec},
+        {"metric", PaperMetric(*result)},     {"steps", result->steps},
+        {"walltime_s", result->walltime_s},   {"validated_ops", validation->ops},
+        {"interpreted", validation->interpreted}, {"validation_s", validation_s},
+    };
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    PrintText(uri, *result, *validation, validation_s);
+  }
+  if (validation->ops != result->best_ops) {
+    return Fail(absl::InternalError(absl::StrCat("the best order gives ", validation->ops,
+                                                 " ops from scratch, not ", result->best_ops)));
+  }
+  if (!validation->differences.empty()) {
+    return Fail(absl::InternalError(absl::StrCat("the best order changes the results:\n",
+                                                 validation->differences)));
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> AddGymCommand(CLI::App& app) {
+  auto options = std::make_shared<GymOptions>();
+  CLI::App* command = app.add_subcommand(
+      "gym", "Search for the pass order leaving the fewest ops, then validate it from scratch");
+  command->add_option("FILE", options->file,
+                      "HLO file, or a benchmark URI: corpus/<file>, file:///path, generator/random/<seed>")
+      ->required();
+  command->add_option("--agent", options->agent, "random, greedy or beam (default beam)")
+      ->check(CLI::IsMember({"random", "greedy", "beam"}));
+  command->add_option("--steps", options->search.max_steps,
+                      "Actions per episode (random) or search depth (greedy, beam); default 40")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--budget", options->search.budget_seconds,
+                      "Wall-clock budget of the search in seconds (default 10)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--seed", options->search.seed, "Seed of the random agent (default 0)");
+  command->add_option("--beam-width", options->search.beam_width, "States kept per depth (default 4)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("!--no-interpret", options->interpret,
+                    "Validate with the verifier only, not by interpreting both modules");
+  command->add_flag("--json", options->json, "Print one JSON object");
+  return [options]() { return RunGym(*options); };
+}
+
+}  // namespace seam
