@@ -1,0 +1,55 @@
+// The search baselines: each returns an order that replays from scratch to
+// the op count it reports, never worse than doing nothing, within budget.
+#include "seam/gym/search.h"
+
+#include "gtest/gtest.h"
+#include "seam/gym/validation.h"
+
+namespace seam::gym {
+namespace {
+
+constexpr char kBenchmark[] = "corpus/hloenv_toy_nn_module_0093.jit_loss.44.before_optimizations.txt";
+
+class Search : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Search, FindsAnOrderThatReplays) {
+  Session start;
+  ASSERT_TRUE(start.Reset(kBenchmark).ok());
+  SearchOptions options;
+  options.budget_seconds = 2;
+  options.max_steps = 20;
+  absl::StatusOr<SearchResult> result = RunSearch(GetParam(), start, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->agent, GetParam());
+  EXPECT_LT(result->best_ops, result->initial_ops);
+  EXPECT_GT(result->steps, 0);
+  EXPECT_LT(result->walltime_s, options.budget_seconds + 5);
+  EXPECT_EQ(start.steps(), 0) << "the start state must only be forked";
+  absl::StatusOr<Validation> validation = ValidatePassOrder(kBenchmark, result->best_spec, true);
+  ASSERT_TRUE(validation.ok()) << validation.status();
+  EXPECT_EQ(validation->ops, result->best_ops);
+  EXPECT_TRUE(validation->interpreted);
+  EXPECT_EQ(validation->differences, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Agents, Search, ::testing::Values("random", "greedy", "beam"));
+
+TEST(Search, BeamMatchesTheDefaultPipelineOnResNet) {
+  Session start;
+  ASSERT_TRUE(start.Reset("corpus/xla_resnet50_keras_jax_f32.hlo").ok());
+  SearchOptions options;
+  options.budget_seconds = 30;
+  absl::StatusOr<SearchResult> result = BeamSearch(start, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LE(result->best_ops, result->default_ops);
+}
+
+TEST(Search, UnknownAgentsAndUnstartedSessionsFail) {
+  Session start;
+  EXPECT_FALSE(RunSearch("beam", start, {}).ok());
+  ASSERT_TRUE(start.Reset(kBenchmark).ok());
+  EXPECT_FALSE(RunSearch("annealing", start, {}).ok());
+}
+
+}  // namespace
+}  // namespace seam::gym
