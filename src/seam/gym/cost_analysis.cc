@@ -11,10 +11,6 @@
 namespace seam::gym {
 namespace {
 
-// What the planner assumes of its input (planner.h); not optimisations.
-constexpr char kPlanningPrerequisites[] =
-    "layout-normalization,call-inliner,flatten-call-graph,batchnorm-expander";
-
 double Elements(const Shape& shape) {
   if (!shape.IsArray()) return 0;
   return static_cast<double>(shape.ElementCount().value_or(0));
@@ -77,6 +73,9 @@ bool RunsAsSequence(Opcode op) {
 
 }  // namespace
 
+const char kPlanningPrerequisites[] =
+    "layout-normalization,call-inliner,flatten-call-graph,batchnorm-expander";
+
 ArithmeticCounts CountArithmetic(const Module& module) {
   ArithmeticCounts counts;
   if (module.entry() == nullptr) return counts;
@@ -112,6 +111,7 @@ absl::StatusOr<StitchEstimate> EstimateAfterStitch(const Module& module,
   estimate.time_us = totals.cost.time_us + totals.library_cost.time_us;
   estimate.dram_bytes = totals.cost.dram_bytes();
   estimate.kernels = totals.MemoryIntensiveKernels();
+  estimate.planned_ops = copy->InstructionCount();
   return estimate;
 }
 

@@ -26,10 +26,15 @@ inline double Potential(const ArithmeticCounts& counts) {
   return -counts.flops - 2 * counts.transcendentals;
 }
 
+// The canonical forms the fusion planner needs (planner.h): row-major
+// layouts, no calls, batch norms expanded. Not optimisations.
+extern const char kPlanningPrerequisites[];
+
 struct StitchEstimate {
   double time_us = 0;     // kernels, standalone ops and library calls
   double dram_bytes = 0;  // memory-intensive kernels only
   int64_t kernels = 0;    // memory-intensive kernels
+  int64_t planned_ops = 0;  // instructions the planner saw (composites expanded)
 };
 
 // Plans a copy of `module` with the stitch strategy for `device`, after the

@@ -84,8 +84,12 @@ absl::StatusOr<std::vector<Session>> ChangedChildren(const Session& state, Track
 }
 
 // States compared for duplicates: the graph's structure (opcodes, shapes,
-// operand positions), not its names, which passes make up as they go.
+// operand and called-computation positions), not its names, which passes make up as they go.
 size_t Fingerprint(const Session& state) {
+  absl::flat_hash_map<const Computation*, size_t> computation_position;
+  for (const auto& computation : state.module().computations()) {
+    computation_position.emplace(computation.get(), computation_position.size());
+  }
   absl::flat_hash_map<const Instruction*, size_t> position;
   size_t hash = 0;
   for (const auto& computation : state.module().computations()) {
@@ -93,6 +97,9 @@ size_t Fingerprint(const Session& state) {
       position.emplace(i.get(), position.size());
       hash = absl::HashOf(hash, static_cast<int>(i->opcode()), i->shape().dims(), i->IsRoot());
       for (const Instruction* operand : i->operands()) hash = absl::HashOf(hash, position[operand]);
+      for (const Computation* called : i->CalledComputations()) {
+        hash = absl::HashOf(hash, computation_position[called]);
+      }
     }
   }
   return hash;
@@ -137,9 +144,10 @@ absl::StatusOr<SearchResult> GreedySearch(const Session& start, const SearchOpti
   return tracker.Finish();
 }
 
-absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOptions& options) {
-  SEAM_RETURN_IF_ERROR(CheckStart(start));
-  Tracker tracker(start, options, "beam");
+namespace {
+
+// One beam search of `width` states per depth; the tracker keeps the best.
+absl::Status SearchBeam(const Session& start, const SearchOptions& options, int width, Tracker& tracker) {
   std::vector<Session> beam = {start.Fork()};
   absl::flat_hash_set<size_t> seen = {Fingerprint(beam.front())};
   for (int depth = 0; depth < options.max_steps && !beam.empty() && !tracker.OutOfTime(); ++depth) {
@@ -157,11 +165,25 @@ absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOption
     }
     std::stable_sort(candidates.begin(), candidates.end(),
                      [](const Session& a, const Session& b) { return a.ops() < b.ops(); });
-    if (candidates.size() > static_cast<size_t>(options.beam_width)) {
-      candidates.erase(candidates.begin() + options.beam_width, candidates.end());
+    if (candidates.size() > static_cast<size_t>(width)) {
+      candidates.erase(candidates.begin() + width, candidates.end());
     }
     beam = std::move(candidates);
-    ++tracker.result().episodes;
+    tracker.result().episodes = std::max<int64_t>(tracker.result().episodes, depth + 1);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOptions& options) {
+  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  Tracker tracker(start, options, "beam");
+  // A search that runs out of new states before the budget starts again
+  // twice as wide: the budget buys breadth, the first answer comes fast.
+  for (int width = std::max(1, options.beam_width); !tracker.OutOfTime(); width *= 2) {
+    SEAM_RETURN_IF_ERROR(SearchBeam(start, options, width, tracker));
+    if (width > (1 << 12)) break;
   }
   return tracker.Finish();
 }

@@ -16,7 +16,7 @@ struct SearchOptions {
   int max_steps = 40;           // actions per episode (random) or depth (greedy, beam)
   double budget_seconds = 10;   // wall-clock budget; the best found so far is returned
   uint64_t seed = 0;            // random search
-  int beam_width = 4;           // beam search
+  int beam_width = 4;           // beam search: the first width; doubled while budget remains
 };
 
 struct SearchResult {
@@ -26,7 +26,7 @@ struct SearchResult {
   int64_t default_ops = 0;
   int64_t best_ops = 0;
   int64_t steps = 0;      // session steps the search took
-  int64_t episodes = 0;   // random: episodes; greedy and beam: depth reached
+  int64_t episodes = 0;   // random: episodes; greedy and beam: the deepest level reached
   double walltime_s = 0;
 };
 

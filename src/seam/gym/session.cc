@@ -29,9 +29,15 @@ bool NeedsStitch(RewardSpace space) { return space == RewardSpace::kCostTime; }
 Session::Session(SessionOptions options) : options_(std::move(options)) {}
 
 absl::StatusOr<std::shared_ptr<const Session::Baseline>> Session::MakeBaseline(
-    std::unique_ptr<Module> module, std::string benchmark) {
+    std::unique_ptr<Module> module, std::string benchmark) const {
   auto baseline = std::make_shared<Baseline>();
   baseline->benchmark = std::move(benchmark);
+  if (options_.canonical_start) {
+    SEAM_ASSIGN_OR_RETURN(Pipeline canonical, Pipeline::Parse(kPlanningPrerequisites));
+    if (absl::StatusOr<bool> ran = canonical.Run(*module); !ran.ok()) {
+      return WithContext(ran.status(), absl::StrCat(baseline->benchmark, ": the canonical forms failed"));
+    }
+  }
   baseline->initial_ops = module->InstructionCount();
   baseline->initial_potential = Potential(CountArithmetic(*module));
   std::unique_ptr<Module> optimised = CloneModule(*module);
@@ -47,17 +53,18 @@ absl::StatusOr<std::shared_ptr<const Session::Baseline>> Session::MakeBaseline(
 absl::Status Session::Reset(absl::string_view benchmark) {
   static std::mutex mutex;
   static auto* baselines = new absl::flat_hash_map<std::string, std::shared_ptr<const Baseline>>();
+  std::string key = absl::StrCat(options_.canonical_start ? "canonical:" : "raw:", benchmark);
   std::shared_ptr<const Baseline> baseline;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = baselines->find(benchmark);
+    auto it = baselines->find(key);
     if (it != baselines->end()) baseline = it->second;
   }
   if (baseline == nullptr) {
     SEAM_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadBenchmark(benchmark));
     SEAM_ASSIGN_OR_RETURN(baseline, MakeBaseline(std::move(module), std::string(benchmark)));
     std::lock_guard<std::mutex> lock(mutex);
-    baselines->emplace(std::string(benchmark), baseline);
+    baselines->emplace(key, baseline);
   }
   return Start(std::move(baseline));
 }
@@ -211,6 +218,7 @@ int64_t Session::default_ops() const { return baseline_ == nullptr ? 0 : baselin
 
 std::string Session::PassSpec() const {
   std::vector<std::string> names;
+  if (options_.canonical_start) names.emplace_back(kPlanningPrerequisites);
   for (int action : changing_actions_) names.emplace_back(ActionName(action));
   return absl::StrJoin(names, ",");
 }

@@ -31,6 +31,11 @@ struct SessionOptions {
   fusion::DeviceSpec device = fusion::HostCpuSpec();
   // Run the verifier after every step that changes the module.
   bool verify_each = false;
+  // Start episodes from the planner's canonical forms (cost_analysis.h's
+  // kPlanningPrerequisites), so that op counts compare with the default
+  // pipeline like for like: it expands batch norms into the ops the kernels
+  // compute, and a raw count calls each of them one op.
+  bool canonical_start = false;
 };
 
 struct StepResult {
@@ -74,8 +79,9 @@ class Session {
   bool done() const { return terminated_ || truncated_; }
   // Every action taken, in order.
   const std::vector<int>& actions() const { return actions_; }
-  // The actions that changed the module, as a pipeline spec ("" if none):
-  // running it from the benchmark reproduces the current module.
+  // The actions that changed the module, as a pipeline spec ("" if none),
+  // after the canonical forms when episodes start from them: running it
+  // from the benchmark reproduces the current module.
   std::string PassSpec() const;
   // Per action: false where the pass is known to leave the current module
   // unchanged (it ran on this state and did nothing); STOP is always true.
@@ -90,8 +96,8 @@ class Session {
     double initial_potential = 0;
     std::shared_ptr<Module> initial;  // shared by every episode until it steps
   };
-  static absl::StatusOr<std::shared_ptr<const Baseline>> MakeBaseline(std::unique_ptr<Module> module,
-                                                                      std::string benchmark);
+  absl::StatusOr<std::shared_ptr<const Baseline>> MakeBaseline(std::unique_ptr<Module> module,
+                                                               std::string benchmark) const;
   // What the rewards compare between the states before and after a step.
   struct Metrics {
     int64_t ops = 0;

@@ -8,6 +8,7 @@
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/gym/benchmarks.h"
+#include "seam/gym/cost_analysis.h"
 #include "seam/ir/module_clone.h"
 #include "seam/passes/pipeline.h"
 #include "seam/util/status_macros.h"
@@ -26,6 +27,9 @@ absl::StatusOr<Validation> ValidatePassOrder(absl::string_view benchmark, absl::
   }
   Validation validation;
   validation.ops = optimised->InstructionCount();
+  SEAM_ASSIGN_OR_RETURN(StitchEstimate estimate, EstimateAfterStitch(*optimised, fusion::HostCpuSpec()));
+  validation.cost_us = estimate.time_us;
+  validation.planned_ops = estimate.planned_ops;
   if (!interpret || !CheckInterpretable(*original).ok()) return validation;
   std::vector<Literal> arguments = RandomArguments(*original->entry(), seed);
   Evaluator before;
