@@ -2,7 +2,8 @@
 // action, STOP included, as an untrained agent plays; the opcode histogram
 // observed after each step, as the Python env does) on corpus modules.
 // Prints steps/s over all steps and over the steps that ran a pass (a pass
-// known not to change the state returns at once), and Fork() against a step.
+// known not to change the state returns at once), Fork() against a step,
+// and the features observation (which plans the state's stitch fusion).
 // Usage: seam_gym_bench [--seconds S] [BENCHMARK...]; default: GPT-2
 // (2 layers), BERT fwd+bwd, ResNet-50.
 #include <algorithm>
@@ -67,6 +68,21 @@ Throughput RandomEpisodes(const std::string& benchmark, double budget_s) {
   return t;
 }
 
+// Median microseconds of observing the features (a stitch plan of the state).
+double FeaturesCost(const std::string& benchmark) {
+  using namespace seam::gym;
+  std::vector<double> us;
+  for (int r = 0; r < 21; ++r) {
+    Session session;
+    if (absl::Status reset = session.Reset(benchmark); !reset.ok()) seam::bench::Die(reset);
+    Clock::time_point start = Clock::now();
+    absl::StatusOr<Observation> features = session.Observe(ObservationSpace::kFeatures);
+    if (!features.ok()) seam::bench::Die(features.status());
+    us.push_back(1e6 * Since(start));
+  }
+  return Median(us);
+}
+
 // Median microseconds of Fork(), and of Fork() then a step that changes the
 // module (which pays the copy the fork deferred).
 std::pair<double, double> ForkCost(const std::string& benchmark) {
@@ -105,18 +121,18 @@ int main(int argc, char** argv) {
                   "corpus/gh_ptxla_bert_single_device_training_fwd_bwd.hlo",
                   "corpus/xla_resnet50_keras_jax_f32.hlo"};
   }
-  std::printf("%-52s %6s %10s %10s %12s %9s %13s\n", "benchmark", "ops", "steps/s", "episodes",
-              "pass runs/s", "fork us", "fork+step us");
+  std::printf("%-52s %6s %10s %10s %12s %9s %13s %12s\n", "benchmark", "ops", "steps/s", "episodes",
+              "pass runs/s", "fork us", "fork+step us", "features us");
   for (const std::string& benchmark : benchmarks) {
     seam::gym::Session probe;
     if (absl::Status reset = probe.Reset(benchmark); !reset.ok()) seam::bench::Die(reset);
     Throughput t = RandomEpisodes(benchmark, seconds);
     auto [fork_us, fork_step_us] = ForkCost(benchmark);
-    std::printf("%-52s %6lld %10.0f %10lld %12.0f %9.2f %13.1f\n", benchmark.substr(0, 52).c_str(),
+    std::printf("%-52s %6lld %10.0f %10lld %12.0f %9.2f %13.1f %12.0f\n", benchmark.substr(0, 52).c_str(),
                 static_cast<long long>(probe.initial_ops()), static_cast<double>(t.steps) / t.seconds,
                 static_cast<long long>(t.episodes),
                 t.pass_seconds > 0 ? static_cast<double>(t.pass_runs) / t.pass_seconds : 0.0, fork_us,
-                fork_step_us);
+                fork_step_us, FeaturesCost(benchmark));
   }
   return 0;
 }

@@ -38,7 +38,7 @@ TEST(Search, BeamMatchesTheDefaultPipelineOnResNet) {
   Session start;
   ASSERT_TRUE(start.Reset("corpus/xla_resnet50_keras_jax_f32.hlo").ok());
   SearchOptions options;
-  options.budget_seconds = 30;
+  options.budget_seconds = 8;
   absl::StatusOr<SearchResult> result = BeamSearch(start, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_LE(result->best_ops, result->default_ops);
