@@ -53,3 +53,30 @@ TEST(Search, UnknownAgentsAndUnstartedSessionsFail) {
 
 }  // namespace
 }  // namespace seam::gym
+
+namespace seam::gym {
+namespace {
+
+TEST(Search, TheCostObjectiveMinimisesTheCostModelsTime) {
+  Session plain;
+  ASSERT_TRUE(plain.Reset(kBenchmark).ok());
+  SearchOptions options;
+  options.objective = Objective::kCost;
+  options.budget_seconds = 2;
+  EXPECT_FALSE(GreedySearch(plain, options).ok()) << "a session that does not measure cost";
+
+  SessionOptions session_options;
+  session_options.reward_space = RewardSpace::kCostTime;
+  Session start(session_options);
+  ASSERT_TRUE(start.Reset(kBenchmark).ok());
+  ASSERT_TRUE(start.cost_us().has_value());
+  absl::StatusOr<SearchResult> result = BeamSearch(start, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->best_cost_us, *start.cost_us());
+  absl::StatusOr<Validation> validation = ValidatePassOrder(kBenchmark, result->best_spec, false);
+  ASSERT_TRUE(validation.ok()) << validation.status();
+  EXPECT_NEAR(validation->cost_us, result->best_cost_us, 1e-6 * result->best_cost_us);
+}
+
+}  // namespace
+}  // namespace seam::gym

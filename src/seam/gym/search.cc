@@ -17,26 +17,38 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Lower is better: the objective, then the op count.
+std::pair<double, int64_t> Score(const Session& state, Objective objective) {
+  double primary = objective == Objective::kCost ? state.cost_us().value_or(0)
+                                                 : static_cast<double>(state.ops());
+  return {primary, state.ops()};
+}
+
 // The budget, and the best state seen so far.
 class Tracker {
  public:
   Tracker(const Session& start, const SearchOptions& options, std::string agent)
-      : begin_(Clock::now()), budget_s_(options.budget_seconds) {
+      : begin_(Clock::now()), budget_s_(options.budget_seconds), objective_(options.objective) {
     result_.agent = std::move(agent);
     result_.initial_ops = start.initial_ops();
     result_.default_ops = start.default_ops();
     result_.best_ops = start.ops();
+    result_.best_cost_us = start.cost_us().value_or(0);
     result_.best_spec = start.PassSpec();
+    best_score_ = Score(start, objective_);
   }
 
   bool OutOfTime() const { return Seconds() >= budget_s_; }
+  bool Better(const Session& a, const Session& b) const { return Score(a, objective_) < Score(b, objective_); }
 
-  // Fewer ops wins; on a tie, the shorter order.
+  // A better score wins; on a tie, the shorter order.
   void Offer(const Session& state) {
     std::string spec = state.PassSpec();
-    if (state.ops() < result_.best_ops ||
-        (state.ops() == result_.best_ops && spec.size() < result_.best_spec.size())) {
+    std::pair<double, int64_t> score = Score(state, objective_);
+    if (score < best_score_ || (score == best_score_ && spec.size() < result_.best_spec.size())) {
+      best_score_ = score;
       result_.best_ops = state.ops();
+      result_.best_cost_us = state.cost_us().value_or(0);
       result_.best_spec = std::move(spec);
     }
   }
@@ -52,6 +64,8 @@ class Tracker {
   double Seconds() const { return std::chrono::duration<double>(Clock::now() - begin_).count(); }
   Clock::time_point begin_;
   double budget_s_;
+  Objective objective_;
+  std::pair<double, int64_t> best_score_;
   SearchResult result_;
 };
 
@@ -64,9 +78,13 @@ std::vector<int> UsefulPasses(const Session& state) {
   return passes;
 }
 
-absl::Status CheckStart(const Session& start) {
+absl::Status CheckStart(const Session& start, const SearchOptions& options) {
   if (!start.has_episode() || start.done()) {
     return absl::FailedPreconditionError("search: the session must hold an episode that has not ended");
+  }
+  if (options.objective == Objective::kCost && !start.cost_us().has_value()) {
+    return absl::FailedPreconditionError(
+        "search: the cost objective needs a session whose reward_space is cost_time");
   }
   return absl::OkStatus();
 }
@@ -108,7 +126,7 @@ size_t Fingerprint(const Session& state) {
 }  // namespace
 
 absl::StatusOr<SearchResult> RandomSearch(const Session& start, const SearchOptions& options) {
-  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  SEAM_RETURN_IF_ERROR(CheckStart(start, options));
   Tracker tracker(start, options, "random");
   std::mt19937_64 random(options.seed);
   do {
@@ -127,16 +145,17 @@ absl::StatusOr<SearchResult> RandomSearch(const Session& start, const SearchOpti
 }
 
 absl::StatusOr<SearchResult> GreedySearch(const Session& start, const SearchOptions& options) {
-  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  SEAM_RETURN_IF_ERROR(CheckStart(start, options));
   Tracker tracker(start, options, "greedy");
   Session state = start.Fork();
   for (int depth = 0; depth < options.max_steps && !tracker.OutOfTime() && !state.done(); ++depth) {
     SEAM_ASSIGN_OR_RETURN(std::vector<Session> children, ChangedChildren(state, tracker));
-    auto best = std::min_element(children.begin(), children.end(),
-                                 [](const Session& a, const Session& b) { return a.ops() < b.ops(); });
-    // Descend while the count falls strictly; passes that only reshape the
+    auto best = std::min_element(children.begin(), children.end(), [&](const Session& a, const Session& b) {
+      return tracker.Better(a, b);
+    });
+    // Descend while the score falls strictly; passes that only reshape the
     // graph are left to beam search.
-    if (best == children.end() || best->ops() >= state.ops()) break;
+    if (best == children.end() || !tracker.Better(*best, state)) break;
     state = std::move(*best);
     tracker.Offer(state);
     ++tracker.result().episodes;
@@ -164,7 +183,7 @@ absl::Status SearchBeam(const Session& start, const SearchOptions& options, int 
       if (tracker.OutOfTime()) break;
     }
     std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const Session& a, const Session& b) { return a.ops() < b.ops(); });
+                     [&](const Session& a, const Session& b) { return tracker.Better(a, b); });
     if (candidates.size() > static_cast<size_t>(width)) {
       candidates.erase(candidates.begin() + width, candidates.end());
     }
@@ -177,7 +196,7 @@ absl::Status SearchBeam(const Session& start, const SearchOptions& options, int 
 }  // namespace
 
 absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOptions& options) {
-  SEAM_RETURN_IF_ERROR(CheckStart(start));
+  SEAM_RETURN_IF_ERROR(CheckStart(start, options));
   Tracker tracker(start, options, "beam");
   // A search that runs out of new states before the budget starts again
   // twice as wide: the budget buys breadth, the first answer comes fast.

@@ -12,10 +12,17 @@
 
 namespace seam::gym {
 
+// What a search minimises.
+enum class Objective {
+  kOps,   // the op count (the paper's)
+  kCost,  // the cost model's time after stitch fusion (op count breaks ties)
+};
+
 struct SearchOptions {
   int max_steps = 40;           // actions per episode (random) or depth (greedy, beam)
   double budget_seconds = 10;   // wall-clock budget; the best found so far is returned
   uint64_t seed = 0;            // random search
+  Objective objective = Objective::kOps;
   int beam_width = 4;           // beam search: the first width; doubled while budget remains
 };
 
@@ -25,12 +32,14 @@ struct SearchResult {
   int64_t initial_ops = 0;
   int64_t default_ops = 0;
   int64_t best_ops = 0;
+  double best_cost_us = 0;  // objective kCost only
   int64_t steps = 0;      // session steps the search took
   int64_t episodes = 0;   // random: episodes; greedy and beam: the deepest level reached
   double walltime_s = 0;
 };
 
-// `start` must hold a fresh episode; it is forked, never stepped.
+// `start` must hold a fresh episode; it is forked, never stepped. The cost
+// objective needs a start whose options measure cost (reward_space cost_time).
 absl::StatusOr<SearchResult> RandomSearch(const Session& start, const SearchOptions& options);
 absl::StatusOr<SearchResult> GreedySearch(const Session& start, const SearchOptions& options);
 absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOptions& options);

@@ -73,6 +73,11 @@ class Session {
   const std::string& benchmark() const;
   const Module& module() const { return *module_; }
   int64_t ops() const { return current_.ops; }
+  // The cost model's time after stitch fusion of the current state, when
+  // the session measures it (reward_space = cost_time).
+  std::optional<double> cost_us() const {
+    return current_.stitch.has_value() ? std::optional<double>(current_.stitch->time_us) : std::nullopt;
+  }
   int64_t initial_ops() const;
   int64_t default_ops() const;
   int steps() const { return steps_; }

@@ -24,6 +24,7 @@ struct GymOptions {
   bool json = false;
   bool interpret = true;
   gym::SessionOptions session;
+  std::string objective = "ops";
 };
 
 bool IsBenchmarkUri(const std::string& file) {
@@ -65,6 +66,12 @@ void PrintText(const std::string& uri, const gym::SearchResult& r, const gym::Va
 
 int RunGym(const GymOptions& options) {
   std::string uri = options.file;
+  gym::SearchOptions search = options.search;
+  gym::SessionOptions session_options = options.session;
+  if (options.objective == "cost") {
+    search.objective = gym::Objective::kCost;
+    session_options.reward_space = gym::RewardSpace::kCostTime;
+  }
   if (!IsBenchmarkUri(uri)) {
     // A path: errors in it read like every other command's (file:line:col).
     if (absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(uri, "gym"); !module.ok()) {
@@ -72,9 +79,9 @@ int RunGym(const GymOptions& options) {
     }
     uri = absl::StrCat("file://", std::filesystem::absolute(uri).string());
   }
-  gym::Session session(options.session);
+  gym::Session session(session_options);
   if (absl::Status reset = session.Reset(uri); !reset.ok()) return Fail(reset);
-  absl::StatusOr<gym::SearchResult> result = gym::RunSearch(options.agent, session, options.search);
+  absl::StatusOr<gym::SearchResult> result = gym::RunSearch(options.agent, session, search);
   if (!result.ok()) return Fail(result.status());
   auto begin = std::chrono::steady_clock::now();
   absl::StatusOr<gym::Validation> validation =
@@ -91,7 +98,7 @@ int RunGym(const GymOptions& options) {
   if (options.json) {
     nlohmann::json out = {
         {"benchmark", uri},           {"agent", result->agent},
-        {"canonical_start", options.session.canonical_start},
+        {"canonical_start", options.session.canonical_start}, {"objective", options.objective},
         {"initial_ops", result->initial_ops}, {"default_ops", result->default_ops},
         {"best_ops", result->best_ops},       {"best_spec", result->best_spec},
         {"metric", PaperMetric(*result)},     {"steps", result->steps},
@@ -132,6 +139,10 @@ std::function<int()> AddGymCommand(CLI::App& app) {
   command->add_option("--budget", options->search.budget_seconds,
                       "Wall-clock budget of the search in seconds (default 10)")
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--objective", options->objective,
+                      "What to minimise: ops (the op count, default) or cost (the cost model's time "
+                      "after stitch fusion on the host CPU)")
+      ->check(CLI::IsMember({"ops", "cost"}));
   command->add_option("--seed", options->search.seed, "Seed of the random agent (default 0)");
   command->add_option("--beam-width", options->search.beam_width, "States kept per depth (default 4)")
       ->check(CLI::PositiveNumber);
