@@ -8,7 +8,9 @@ Two protocols:
   raw        episodes start from the module as dumped (the paper's protocol);
   canonical  episodes start from the planner's canonical forms (batch norms
              expanded, no calls, row-major), so op counts compare with the
-             default pipeline like for like.
+             default pipeline like for like;
+  cost       canonical, beam search minimising the cost model's time after
+             stitch fusion instead: whether fewer ops mean faster code.
 
 Usage:
   python3 bench/gym_leaderboard.py run [--budget S] [--modules a,b] [--out bench/gym/runs.jsonl]
@@ -30,6 +32,12 @@ SEAM = os.path.join(ROOT, "build", "seam")
 CORPUS = os.path.join(ROOT, "tests", "corpus", "hlo")
 AGENTS = ["random", "greedy", "beam"]
 PROTOCOLS = ["raw", "canonical"]
+# protocol -> (flags, agents)
+PROTOCOL_RUNS = {
+    "raw": ([], AGENTS),
+    "canonical": (["--canonical-start"], AGENTS),
+    "cost": (["--canonical-start", "--objective=cost"], ["beam"]),
+}
 # Modules the interpreter needs minutes for: validated by the verifier only.
 NOT_INTERPRETED = {
     "xla_mobilenet_v2_ptxla_train.hlo",
@@ -51,14 +59,14 @@ def corpus_modules():
 
 def run(args):
     modules = args.modules.split(",") if args.modules else corpus_modules()
+    protocols = args.protocols.split(",") if args.protocols else list(PROTOCOL_RUNS)
     with open(args.out, "a") as out:
         for module in modules:
-            for protocol in PROTOCOLS:
-                for agent in AGENTS:
+            for protocol in protocols:
+                flags, agents = PROTOCOL_RUNS[protocol]
+                for agent in agents:
                     cmd = [SEAM, "gym", f"corpus/{module}", f"--agent={agent}", f"--budget={args.budget}",
-                           "--json"]
-                    if protocol == "canonical":
-                        cmd.append("--canonical-start")
+                           "--json"] + flags
                     if module in NOT_INTERPRETED:
                         cmd.append("--no-interpret")
                     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -171,6 +179,26 @@ def render(args):
         lines.append("| median walltime per module (s) | | | " + " | ".join(
             f"{sorted(t)[len(t) // 2]:.2f}" if t else "–" for t in times.values()) + " | | |")
         lines.append("")
+    lines += ["## Fewer ops or faster code? (cost model, host CPU, after stitch fusion)", "",
+              "Beam search from the canonical forms minimising ops, and minimising the cost model's "
+              "time instead, against the default pipeline.", "",
+              "| module | D: ops, µs | min ops: ops, µs | min cost: ops, µs | min cost vs D |",
+              "|---|---:|---:|---:|---:|"]
+    ratios = []
+    for module in modules:
+        ops_run, cost_run = runs.get((module, "canonical", "beam")), runs.get((module, "cost", "beam"))
+        if not ops_run or not cost_run:
+            continue
+        d_us = cost_run["default_cost_us"]
+        ratio = cost_run["best_cost_us"] / d_us if d_us > 0 else 1.0
+        ratios.append(ratio)
+        name = module if len(module) <= 48 else module[:45] + "…"
+        lines.append(f"| {name} | {cost_run['default_ops']}, {d_us:.0f} | {ops_run['best_ops']}, "
+                     f"{ops_run['best_cost_us']:.0f} | {cost_run['best_ops']}, {cost_run['best_cost_us']:.0f} | "
+                     f"{100 * (ratio - 1):+.1f}% |")
+    if ratios:
+        gm = math.exp(sum(math.log(max(r, 1e-12)) for r in ratios) / len(ratios))
+        lines += [f"| **geomean time, min cost / D** | | | | **{gm:.3f}** |", ""]
     cmds = sorted({r["command"] for r in runs.values() if r["module"] == modules[0]})
     lines += ["## Commands", "", "```sh", "cmake --build build",
               "python3 bench/gym_leaderboard.py run --budget " + str(args.budget),
@@ -187,6 +215,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("--budget", type=float, default=10)
     r.add_argument("--modules", default="")
+    r.add_argument("--protocols", default="", help="raw,canonical,cost (default: all)")
     r.add_argument("--out", default=os.path.join(ROOT, "bench", "gym", "runs.jsonl"))
     g = sub.add_parser("render")
     g.add_argument("--runs", default=os.path.join(ROOT, "bench", "gym", "runs.jsonl"))

@@ -13,8 +13,12 @@ for d in src/seam/*/ tests/*/ bench/; do
   printf '%8d  %s\n' "$n" "$d"
 done
 
+echo "== Python environment of the gym bindings"
+scripts/python_env.sh build/pyenv
+
 echo "== build"
-BUILD_DIR=build scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo
+BUILD_DIR=build scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSEAM_PYTHON=ON -DPython_EXECUTABLE="$PWD/build/pyenv/bin/python"
 
 echo "== parse benchmark (not a timed test)"
 build/bench/seam_parse_bench
@@ -22,6 +26,8 @@ echo "== default pass pipeline on the corpus (not a timed test)"
 build/bench/seam_pass_bench --repeat 3
 echo "== fusion plans on the corpus (not a timed test)"
 build/bench/seam_plan_bench --repeat 3
+echo "== pass-ordering environment throughput (not a timed test)"
+build/bench/seam_gym_bench --seconds 2
 
 echo "== sanitizer build of the parser tests"
 BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DSEAM_SANITIZE=ON
@@ -30,3 +36,6 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 echo "== all tests"
 ctest --test-dir build -j "$jobs" --output-on-failure
+
+echo "== Python tests: gym bindings and the Gymnasium env"
+PYTHONPATH=build/python build/pyenv/bin/python -m unittest discover -s python/tests -v
