@@ -87,8 +87,14 @@ def metric(initial, default, best):
 
 
 def geomean(values):
-    values = [v for v in values if v is not None and v > 0]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+    """The geometric mean over the positive values (a module whose order
+    left more ops than it started with has no logarithm), and how many
+    values it covers of how many."""
+    defined = [v for v in values if v is not None]
+    positive = [v for v in defined if v > 0]
+    if not positive:
+        return None
+    return math.exp(sum(math.log(v) for v in positive) / len(positive)), len(positive), len(defined)
 
 
 def load_ppo(paths):
@@ -174,8 +180,9 @@ def render(args):
             lines.append(f"| {name} | {i} | {d} | " + " | ".join(cells) +
                          f" | {100 * (best - d) / d:+.1f}% | {beam['best_cost_us']:.0f} / {beam['default_cost_us']:.0f} µs |")
         gm = {a: geomean(v) for a, v in per_agent.items()}
-        lines.append("| **geomean of (I−R)/(I−D)** | | | " + " | ".join(
-            "–" if gm[a] is None else f"**{gm[a]:.3f}**" for a in AGENTS + ["ppo"]) + " | | |")
+        lines.append("| **geomean of (I−R)/(I−D)** (modules counted) | | | " + " | ".join(
+            "–" if gm[a] is None else f"**{gm[a][0]:.3f}** ({gm[a][1]}/{gm[a][2]})" for a in AGENTS + ["ppo"])
+            + " | | |")
         lines.append("| median walltime per module (s) | | | " + " | ".join(
             f"{sorted(t)[len(t) // 2]:.2f}" if t else "–" for t in times.values()) + " | | |")
         lines.append("")
