@@ -13,10 +13,6 @@ namespace {
 // the simple-op rate: vector units or tensor cores kept busy.
 constexpr double kLibraryFlopsFactor = 8;
 
-int64_t Elements(const Shape& shape) {
-  return shape.IsArray() ? shape.ElementCount().value_or(0) : 0;
-}
-
 double Utilization(const ThreadMapping& m, const DeviceSpec& device, const CompiledLaunch* launch) {
   double blocks = static_cast<double>(m.blocks * m.tasks_per_block);
   double units = static_cast<double>(device.units);
@@ -37,16 +33,16 @@ double Utilization(const ThreadMapping& m, const DeviceSpec& device, const Compi
 
 double MemberFlops(const Instruction& m, const DeviceSpec& device) {
   OpClass c = ClassifyOp(m);
-  if (c == OpClass::kLightElementwise) return static_cast<double>(Elements(m.shape()));
+  if (c == OpClass::kLightElementwise) return static_cast<double>(m.shape().ArrayElementCount());
   if (c == OpClass::kExpensiveElementwise) {
     // Division and square roots have vector instructions; exp, log, tanh
     // and friends are polynomial evaluations.
     bool division_like = m.opcode() == Opcode::kDivide || m.opcode() == Opcode::kSqrt ||
                          m.opcode() == Opcode::kRsqrt;
-    return static_cast<double>(Elements(m.shape())) *
+    return static_cast<double>(m.shape().ArrayElementCount()) *
            (division_like ? device.division_cost : device.transcendental_cost);
   }
-  if (IsReduction(c)) return static_cast<double>(Elements(m.operand(0)->shape()));
+  if (IsReduction(c)) return static_cast<double>(m.operand(0)->shape().ArrayElementCount());
   return 0;
 }
 
@@ -76,7 +72,7 @@ int64_t ValueBytes(const Shape& shape) {
     return total;
   }
   if (!shape.IsArray()) return 0;
-  return Elements(shape) * std::max(1, DTypeByteSize(shape.dtype()));
+  return shape.ArrayElementCount() * std::max(1, DTypeByteSize(shape.dtype()));
 }
 
 Cost& Cost::operator+=(const Cost& other) {
@@ -119,7 +115,7 @@ Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
     double group_work = 0;
     for (const Instruction* m : g.members) {
       cost.flops += MemberFlops(*m, device);
-      group_work += static_cast<double>(Elements(m->shape()));
+      group_work += static_cast<double>(m->shape().ArrayElementCount());
       for (int k = 0; k < m->operand_count(); ++k) {
         const Instruction* o = m->operand(k);
         if (!inputs.contains(o)) continue;
@@ -167,13 +163,13 @@ Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
   cost.dram_write_bytes = static_cast<double>(ValueBytes(op.shape()));
   double library_flops = LibraryFlops(op);
   cost.flops = library_flops > 0 ? library_flops / kLibraryFlopsFactor
-                                 : static_cast<double>(Elements(op.shape()));
+                                 : static_cast<double>(op.shape().ArrayElementCount());
   cost.time_us = EstimateTimeUs(cost, device);
   return cost;
 }
 
 double LibraryFlops(const Instruction& op) {
-  double out = static_cast<double>(Elements(op.shape()));
+  double out = static_cast<double>(op.shape().ArrayElementCount());
   if (op.opcode() == Opcode::kDot) {
     double contracted = 1;
     const Shape& lhs = op.operand(0)->shape();
@@ -184,7 +180,7 @@ double LibraryFlops(const Instruction& op) {
   }
   if (op.opcode() == Opcode::kConvolution) {
     // Each output element sums the kernel's window over its input features.
-    double kernel_elements = static_cast<double>(Elements(op.operand(1)->shape()));
+    double kernel_elements = static_cast<double>(op.operand(1)->shape().ArrayElementCount());
     double output_features = 1;
     if (op.attrs().dim_labels.has_value()) {
       const Shape& k = op.operand(1)->shape();

@@ -18,10 +18,6 @@ namespace {
 
 constexpr int kMixedSplit = -1;
 
-int64_t Elements(const Shape& shape) {
-  return shape.IsArray() ? shape.ElementCount().value_or(0) : 0;
-}
-
 int64_t ElementBytes(const Shape& shape) {
   return shape.IsArray() ? std::max<int64_t>(1, DTypeByteSize(shape.dtype())) : 4;
 }
@@ -73,7 +69,7 @@ class Analysis {
       for (const Instruction* operand : i->operands()) {
         if (Contains(operand) || !seen.insert(operand).second) continue;
         // Scalar constants become literals in the generated code.
-        if (operand->opcode() == Opcode::kConstant && Elements(operand->shape()) <= 1) continue;
+        if (operand->opcode() == Opcode::kConstant && operand->shape().ArrayElementCount() <= 1) continue;
         kernel_.inputs.push_back(operand);
       }
     }
@@ -189,7 +185,7 @@ class Analysis {
     } else {
       const Shape& shape = d->shape();
       s.row_length = shape.IsArray() && shape.rank() > 0 ? shape.dim(shape.rank() - 1) : 1;
-      s.rows = s.row_length > 0 ? Elements(shape) / s.row_length : 0;
+      s.rows = s.row_length > 0 ? shape.ArrayElementCount() / s.row_length : 0;
     }
     return s;
   }
@@ -198,7 +194,7 @@ class Analysis {
   // group iterating `space`, element for element: loops visit every element
   // of their space once, in row-major order for row spaces.
   static bool FitsSpace(const Instruction* d, const Space& space) {
-    if (Elements(d->shape()) != space.rows * space.row_length) return false;
+    if (d->shape().ArrayElementCount() != space.rows * space.row_length) return false;
     return space.kind == MappingKind::kColumn || SplitFor(d->shape(), space.rows).has_value();
   }
 
@@ -211,7 +207,7 @@ class Analysis {
     }
     if (sa.fixed) return FitsSpace(b.dominant, sa);
     if (sb.fixed) return FitsSpace(a.dominant, sb);
-    return Elements(a.dominant->shape()) == Elements(b.dominant->shape());
+    return a.dominant->shape().ArrayElementCount() == b.dominant->shape().ArrayElementCount();
   }
 
   static bool SameInputShape(const Instruction* a, const Instruction* b) {
@@ -245,7 +241,7 @@ class Analysis {
                            m->shape().dims() == o->shape().dims()) ||
                           ((m->opcode() == Opcode::kReshape || m->opcode() == Opcode::kBitcast ||
                             m->opcode() == Opcode::kBroadcast) &&
-                           Elements(m->shape()) == Elements(o->shape())) ||
+                           m->shape().ArrayElementCount() == o->shape().ArrayElementCount()) ||
                           (IsReduction(ClassifyOp(*m)) && k < m->operand_count() / 2);
         if (!one_to_one) return false;
       }
@@ -473,7 +469,7 @@ class Analysis {
           int reads = RegionalReads(g, p.rows);
           if (reads > best) {
             best = reads;
-            s.row_length = Elements(g.dominant->shape()) / std::max<int64_t>(1, p.rows);
+            s.row_length = g.dominant->shape().ArrayElementCount() / std::max<int64_t>(1, p.rows);
             s.rows = p.rows;
           }
         });
@@ -558,7 +554,7 @@ class Analysis {
       for (const Edge& e : kernel_.edges) {
         if (e.scheme != Scheme::kRegional) continue;
         const ThreadMapping& m = kernel_.groups[groups_of_.at(e.consumer).front()].mapping;
-        int64_t per_row = Elements(e.producer->shape()) / std::max<int64_t>(1, m.rows);
+        int64_t per_row = e.producer->shape().ArrayElementCount() / std::max<int64_t>(1, m.rows);
         bytes[e.producer] = std::max(bytes[e.producer],
                                      per_row * m.rows_per_block * ElementBytes(e.producer->shape()));
       }

@@ -11,10 +11,7 @@
 namespace seam::gym {
 namespace {
 
-double Elements(const Shape& shape) {
-  if (!shape.IsArray()) return 0;
-  return static_cast<double>(shape.ElementCount().value_or(0));
-}
+double Elements(const Shape& shape) { return static_cast<double>(shape.ArrayElementCount()); }
 
 bool IsTranscendental(Opcode op) {
   return IsExpensive(op) && op != Opcode::kDivide && op != Opcode::kRemainder;

@@ -108,15 +108,19 @@ size_t Fingerprint(const Session& state) {
   for (const auto& computation : state.module().computations()) {
     computation_position.emplace(computation.get(), computation_position.size());
   }
+  // Number every instruction before hashing: a pass may append an instruction
+  // after the users it was given to, so an operand can come later in the list.
   absl::flat_hash_map<const Instruction*, size_t> position;
+  for (const auto& computation : state.module().computations()) {
+    for (const auto& i : computation->instructions()) position.emplace(i.get(), position.size());
+  }
   size_t hash = 0;
   for (const auto& computation : state.module().computations()) {
     for (const auto& i : computation->instructions()) {
-      position.emplace(i.get(), position.size());
       hash = absl::HashOf(hash, static_cast<int>(i->opcode()), i->shape().dims(), i->IsRoot());
-      for (const Instruction* operand : i->operands()) hash = absl::HashOf(hash, position[operand]);
+      for (const Instruction* operand : i->operands()) hash = absl::HashOf(hash, position.at(operand));
       for (const Computation* called : i->CalledComputations()) {
-        hash = absl::HashOf(hash, computation_position[called]);
+        hash = absl::HashOf(hash, computation_position.at(called));
       }
     }
   }

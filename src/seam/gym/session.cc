@@ -156,9 +156,11 @@ absl::StatusOr<StepResult> Session::Step(int action) {
       changing_actions_.push_back(action);
       current_ = Metrics{module.InstructionCount(), std::nullopt, std::nullopt};
       SEAM_RETURN_IF_ERROR(MeasureCurrent());
+    } else {
+      // Passes are deterministic: unchanged now, unchanged until something else changes it.
+      // A pass that did change the module may change it again (algsimp, say), so it stays open.
+      known_unchanging_[action] = true;
     }
-    // Passes are deterministic: unchanged now, unchanged until something else changes it.
-    known_unchanging_[action] = true;
   }
   if (!terminated_ && steps_ >= options_.max_steps) truncated_ = result.truncated = true;
   return result;

@@ -44,6 +44,9 @@ class Shape {
   // Number of elements, or nullopt when a dimension is unbounded or the
   // product overflows int64.
   std::optional<int64_t> ElementCount() const;
+  // Elements of an array shape for counting traffic and work: 0 for tuples,
+  // tokens, unbounded or overflowing shapes.
+  int64_t ArrayElementCount() const { return IsArray() ? ElementCount().value_or(0) : 0; }
 
   // Bounded dynamic dimensions (`<=N`) keep N in dims().
   bool IsDynamicDim(int i) const { return dynamic_[i]; }
