@@ -71,7 +71,7 @@ bool RunsAsSequence(Opcode op) {
 }  // namespace
 
 const char kPlanningPrerequisites[] =
-    "layout-normalization,call-inliner,flatten-call-graph,batchnorm-expander";
+    "layout-normalization,call-inliner,flatten-call-graph,batchnorm-expander,gelu-expander";
 
 ArithmeticCounts CountArithmetic(const Module& module) {
   ArithmeticCounts counts;

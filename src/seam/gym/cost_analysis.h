@@ -27,7 +27,7 @@ inline double Potential(const ArithmeticCounts& counts) {
 }
 
 // The canonical forms the fusion planner needs (planner.h): row-major
-// layouts, no calls, batch norms expanded. Not optimisations.
+// layouts, no calls, batch norms and GELU custom-calls expanded. Not optimisations.
 extern const char kPlanningPrerequisites[];
 
 struct StitchEstimate {

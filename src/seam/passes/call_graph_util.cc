@@ -206,6 +206,22 @@ Instruction* LoopStateParameter(const Computation& c, size_t elements) {
   return state;
 }
 
+bool ReplaceByOperand(Module& module, bool (*is_identity)(const Instruction&)) {
+  bool changed = false;
+  for (const auto& computation : module.computations()) {
+    absl::flat_hash_set<Instruction*> removed;
+    for (const auto& i : computation->instructions()) {
+      if (!is_identity(*i)) continue;
+      i->ReplaceAllUsesWith(i->operand(0));
+      removed.insert(i.get());
+    }
+    if (removed.empty()) continue;
+    computation->RemoveInstructions(removed);
+    changed = true;
+  }
+  return changed;
+}
+
 bool RemoveDeadInstructions(Computation& computation) {
   absl::flat_hash_set<const Instruction*> live;
   std::vector<const Instruction*> stack;

@@ -83,6 +83,12 @@ int CallSites(const absl::flat_hash_map<const Computation*, int>& counts,
 // then the loop state may be reshaped by renumbering those reads.
 Instruction* LoopStateParameter(const Computation& c, size_t elements);
 
+// Makes the users of every instruction for which `is_identity` holds read
+// its first operand instead, and removes it: for annotations that are
+// identities on one device (sharding-remover, transfer-remover). True when
+// something was replaced.
+bool ReplaceByOperand(Module& module, bool (*is_identity)(const Instruction&));
+
 // Removes the instructions of `computation` that nothing live uses (as the
 // dce pass does for one computation). True when something was removed.
 bool RemoveDeadInstructions(Computation& computation);

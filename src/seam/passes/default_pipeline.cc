@@ -1,12 +1,13 @@
 // Seam's default pipeline, in one place. Order:
 //  1. Row-major layouts first (the fusion planner and code generators need
 //     them, and passes then never meet two layouts of one value); then the
-//     single-device meaning: drop sharding, collectives and barriers, so
-//     the graph is what one device computes.
+//     single-device meaning: drop sharding, transfers onto the device,
+//     collectives and barriers, so the graph is what one device computes.
 //  2. One flat graph: inline calls and maps, give every loop body and
 //     branch its own computation (so loop passes may reshape it), one copy
 //     of each distinct reducer (so reduces compare by pointer), expand
-//     batch norms (so the fusion planner sees their reductions).
+//     batch norms and GELU custom-calls (so the fusion planner sees their
+//     reductions and elementwise ops).
 //  3. Local simplification to a fixpoint: algebra, CSE, constants, tuples,
 //     dead code, the canonical forms of gathers, sorts and reduces, and
 //     conditionals and loops that constants made trivial.
@@ -24,8 +25,10 @@
 namespace seam {
 
 const char kDefaultPipeline[] =
-    "layout-normalization,sharding-remover,collective-simplifier,optimization-barrier-expander,"
-    "call-inliner,map-inline,flatten-call-graph,batchnorm-expander,computation-deduplicator,dce,"
+    "layout-normalization,sharding-remover,transfer-remover,collective-simplifier,"
+    "optimization-barrier-expander,"
+    "call-inliner,map-inline,flatten-call-graph,batchnorm-expander,gelu-expander,"
+    "computation-deduplicator,dce,"
     "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,zero-sized-hlo-elimination,"
     "gather-simplifier,sort-simplifier,reduce-decomposer,conditional-simplifier,"
     "while-loop-simplifier,dce),"

@@ -28,19 +28,7 @@ class ShardingRemoverPass : public Pass {
  public:
   absl::string_view name() const override { return "sharding-remover"; }
   absl::StatusOr<bool> Run(Module& module) override {
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      absl::flat_hash_set<Instruction*> removed;
-      for (const auto& i : computation->instructions()) {
-        if (!IsShardingAnnotation(*i)) continue;
-        i->ReplaceAllUsesWith(i->operand(0));
-        removed.insert(i.get());
-      }
-      if (removed.empty()) continue;
-      computation->RemoveInstructions(removed);
-      changed = true;
-    }
-    return changed;
+    return ReplaceByOperand(module, IsShardingAnnotation);
   }
 };
 
