@@ -32,6 +32,9 @@ struct BenchOptions {
   std::vector<std::string> files;
   std::string backend = "cpu";
   std::string strategies = "none,xla,stitch";
+  // Graph passes run before planning: A/B timings of pass orders (say,
+  // the default pipeline against an order found by `seam gym`).
+  std::string passes = "default";
   int repeat = 11;
   uint64_t seed = 0;
   bool json = false;
@@ -121,10 +124,7 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, const std::str
   workload.file = file;
   workload.bytes = MinimumTraffic(entry);
   std::vector<Literal> arguments = RandomArguments(entry, options.seed);
-  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
-  if (!pipeline.ok()) return pipeline.status();
-  absl::StatusOr<bool> changed = pipeline->Run(*module, PipelineOptions{});
-  if (!changed.ok()) return changed.status();
+  SEAM_RETURN_IF_ERROR(RunPassSpec(*module, options.passes));
   for (const std::string& name : strategies) {
     std::fprintf(stderr, "[%d/%d] %s: %s\n", index + 1, count, workload.name.c_str(), name.c_str());
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(name);
@@ -163,7 +163,7 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
-void PrintJson(double copy_gbps, const std::vector<Workload>& workloads,
+void PrintJson(const std::string& passes, double copy_gbps, const std::vector<Workload>& workloads,
                const std::string& cost_model) {
   std::vector<std::string> items;
   for (const Workload& w : workloads) {
@@ -184,7 +184,8 @@ void PrintJson(double copy_gbps, const std::vector<Workload>& workloads,
         JsonString(w.name), JsonString(w.file), w.bytes, SpeedUp(w, "xla"), SpeedUp(w, "none"),
         absl::StrJoin(strategies, ", ")));
   }
-  std::printf("{\"backend\": \"cpu\", \"copy_gbps\": %.3f, \"workloads\": [%s]%s}\n", copy_gbps,
+  std::printf("{\"backend\": \"cpu\", \"passes\": %s, \"copy_gbps\": %.3f, \"workloads\": [%s]%s}\n",
+              JsonString(passes).c_str(), copy_gbps,
               absl::StrJoin(items, ", ").c_str(),
               cost_model.empty() ? "" : absl::StrCat(", \"cost_model\": ", cost_model).c_str());
 }
@@ -251,6 +252,10 @@ int Bench(const BenchOptions& options) {
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(s);
     if (!strategy.ok()) return Fail(strategy.status());
   }
+  if (options.passes != "none") {
+    absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(options.passes);  // a typo fails fast
+    if (!pipeline.ok()) return Fail(pipeline.status());
+  }
   absl::StatusOr<double> copy_gbps = runtime::CopyBandwidthGBps(options.repeat);
   if (!copy_gbps.ok()) return Fail(copy_gbps.status());
   std::vector<Workload> workloads;
@@ -274,7 +279,7 @@ int Bench(const BenchOptions& options) {
           check->before.samples, AccuracyJson(check->before), AccuracyJson(check->after),
           ConstantsJson(check->calibrated));
     }
-    PrintJson(*copy_gbps, workloads, cost_model);
+    PrintJson(options.passes, *copy_gbps, workloads, cost_model);
   } else {
     PrintTable(*copy_gbps, strategies, workloads);
     if (check.has_value()) {
@@ -314,6 +319,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_option("--strategies", options->strategies,
                       "Comma-separated fusion strategies to time (none, xla, stitch)")
       ->default_val("none,xla,stitch");
+  command->add_option("--passes", options->passes,
+                      "Graph passes run before planning: a pipeline spec, `default` or `none`")
+      ->default_val("default");
   command->add_option("--repeat", options->repeat, "Timed runs per strategy, after one warm-up")
       ->check(CLI::PositiveNumber)
       ->default_val(11);

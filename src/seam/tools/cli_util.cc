@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
@@ -31,6 +32,13 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
                                                    " modules; seam ", command, " takes one"));
   }
   return std::move(modules->front());
+}
+
+absl::Status RunPassSpec(Module& module, const std::string& spec) {
+  if (spec.empty() || spec == "none") return absl::OkStatus();
+  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(spec);
+  if (!pipeline.ok()) return pipeline.status();
+  return pipeline->Run(module, PipelineOptions{}).status();
 }
 
 absl::Status CheckArgumentsFitInMemory(const Computation& entry) {

@@ -1,6 +1,6 @@
 // What the `seam` subcommands share: reporting a failure (against the
 // source file when the error carries a location), loading a one-module
-// file, and refusing arguments that would not fit in memory.
+// file, running a pass spec, and refusing arguments that would not fit in memory.
 #pragma once
 
 #include <memory>
@@ -21,6 +21,10 @@ int FailAt(const std::string& path, const absl::Status& status);
 // for a file holding several).
 absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
                                                    const std::string& command);
+
+// Runs the graph passes of `spec` (a pipeline spec or `default`) on
+// `module`; `none` and the empty spec leave it as written.
+absl::Status RunPassSpec(Module& module, const std::string& spec);
 
 // Refuses to start when the arguments alone would take more than half of
 // the machine's memory: the interpreter keeps intermediates too, and a run

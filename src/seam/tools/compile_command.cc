@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "seam/fusion/cost_model.h"
 #include "seam/fusion/plan_printer.h"
-#include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
@@ -72,12 +71,8 @@ int Compile(const CompileOptions& options) {
   if (!strategy.ok()) return Fail(strategy.status());
   absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file, "compile");
   if (!module.ok()) return Fail(module.status());
-  if (options.passes != "none") {
-    absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(options.passes);
-    if (!pipeline.ok()) return Fail(pipeline.status());
-    absl::StatusOr<bool> changed = pipeline->Run(**module, PipelineOptions{});
-    if (!changed.ok()) return FailAt(options.file, changed.status());
-  }
+  absl::Status passed = RunPassSpec(**module, options.passes);
+  if (!passed.ok()) return FailAt(options.file, passed);
   // Printing the source needs no NVRTC; PTX (printed or written) does.
   bool render_only = options.emit == "cuda" && options.dump_to.empty();
   absl::StatusOr<runtime::CudaProgram> program =

@@ -7,8 +7,8 @@
 
 #include "seam/fusion/plan_printer.h"
 #include "seam/fusion/planner.h"
-#include "seam/passes/pipeline.h"
 #include "seam/text/parser.h"
+#include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
 
 namespace seam {
@@ -39,29 +39,21 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
                       "Pipeline spec run before planning (default: the default pipeline; "
                       "`none` to plan the module as written)");
   return [options]() -> int {
-    auto fail = [](const absl::Status& status) {
-      std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
-      return 1;
-    };
     absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloFile(options->file);
-    if (!modules.ok()) return fail(modules.status());
+    if (!modules.ok()) return Fail(modules.status());
     fusion::PlanOptions plan_options;
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options->strategy);
-    if (!strategy.ok()) return fail(strategy.status());
+    if (!strategy.ok()) return Fail(strategy.status());
     absl::StatusOr<fusion::DeviceSpec> device = fusion::DeviceSpecByName(options->device);
-    if (!device.ok()) return fail(device.status());
+    if (!device.ok()) return Fail(device.status());
     plan_options.strategy = *strategy;
     plan_options.explorer = options->explorer;
     plan_options.device = *device;
     for (std::unique_ptr<Module>& module : *modules) {
-      if (options->passes != "none") {
-        absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(options->passes);
-        if (!pipeline.ok()) return fail(pipeline.status());
-        absl::StatusOr<bool> changed = pipeline->Run(*module, PipelineOptions{});
-        if (!changed.ok()) return fail(changed.status());
-      }
+      absl::Status passed = RunPassSpec(*module, options->passes);
+      if (!passed.ok()) return Fail(passed);
       absl::StatusOr<fusion::FusionPlan> plan = fusion::PlanModule(*module, plan_options);
-      if (!plan.ok()) return fail(plan.status());
+      if (!plan.ok()) return Fail(plan.status());
       std::string text = options->format == "json"  ? fusion::PlanToJson(*plan)
                          : options->format == "dot" ? fusion::PlanToDot(*plan)
                                                     : fusion::PlanToText(*plan);
