@@ -37,8 +37,13 @@ struct CompileResult {
 
 struct CompilerOptions {
   std::string compiler = "c++";
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
-                                    "-std=c++20", "-fno-math-errno", "-fvisibility=hidden"};
+  // Full-width vectors where the host has AVX-512: GCC's default for such
+  // hosts is 256-bit, which leaves half of each vector unit idle in the
+  // compute-heavy passes of row kernels (layer norm f32 [4096,4096]: 7.7 ->
+  // 5.3 ms on 2 cores). Hosts without AVX-512 ignore it.
+  std::vector<std::string> flags = {"-O3", "-march=native", "-mprefer-vector-width=512",
+                                    "-fopenmp", "-fPIC", "-shared", "-std=c++20",
+                                    "-fno-math-errno", "-fvisibility=hidden"};
 };
 
 // A stable 128-bit FNV-1a of `text`, in hex: the caches' keys.
