@@ -18,7 +18,6 @@
 #include "absl/strings/str_split.h"
 #include "seam/eval/arguments.h"
 #include "seam/fusion/calibration.h"
-#include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/measure.h"
 #include "seam/tools/cli_util.h"
@@ -113,8 +112,8 @@ absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy st
   return result;
 }
 
-absl::StatusOr<Workload> BenchModule(const BenchOptions& options, const std::string& file,
-                                     std::unique_ptr<Module> module,
+absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<Pipeline>& passes,
+                                     const std::string& file, std::unique_ptr<Module> module,
                                      const std::vector<std::string>& strategies, int index,
                                      int count) {
   const Computation& entry = *module->entry();
@@ -124,7 +123,7 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, const std::str
   workload.file = file;
   workload.bytes = MinimumTraffic(entry);
   std::vector<Literal> arguments = RandomArguments(entry, options.seed);
-  SEAM_RETURN_IF_ERROR(RunPassSpec(*module, options.passes));
+  if (passes.has_value()) SEAM_RETURN_IF_ERROR(passes->Run(*module, PipelineOptions{}).status());
   for (const std::string& name : strategies) {
     std::fprintf(stderr, "[%d/%d] %s: %s\n", index + 1, count, workload.name.c_str(), name.c_str());
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(name);
@@ -252,10 +251,9 @@ int Bench(const BenchOptions& options) {
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(s);
     if (!strategy.ok()) return Fail(strategy.status());
   }
-  if (options.passes != "none") {
-    absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(options.passes);  // a typo fails fast
-    if (!pipeline.ok()) return Fail(pipeline.status());
-  }
+  // Parsed before anything is timed: a typo fails fast.
+  absl::StatusOr<std::optional<Pipeline>> passes = ParsePassSpec(options.passes);
+  if (!passes.ok()) return Fail(passes.status());
   absl::StatusOr<double> copy_gbps = runtime::CopyBandwidthGBps(options.repeat);
   if (!copy_gbps.ok()) return Fail(copy_gbps.status());
   std::vector<Workload> workloads;
@@ -264,7 +262,7 @@ int Bench(const BenchOptions& options) {
     absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.files[k], "bench");
     if (!module.ok()) return Fail(module.status());
     absl::StatusOr<Workload> w =
-        BenchModule(options, options.files[k], std::move(*module), strategies,
+        BenchModule(options, *passes, options.files[k], std::move(*module), strategies,
                     static_cast<int>(k), static_cast<int>(options.files.size()));
     if (!w.ok()) return FailAt(options.files[k], w.status());
     workloads.push_back(std::move(*w));

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "seam/ir/module.h"
+#include "seam/passes/pipeline.h"
 
 namespace seam {
 
@@ -22,8 +24,11 @@ int FailAt(const std::string& path, const absl::Status& status);
 absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
                                                    const std::string& command);
 
-// Runs the graph passes of `spec` (a pipeline spec or `default`) on
-// `module`; `none` and the empty spec leave it as written.
+// The pipeline of `spec` (a pipeline spec or `default`); none for `none`
+// and the empty spec, which leave a module as written.
+absl::StatusOr<std::optional<Pipeline>> ParsePassSpec(const std::string& spec);
+
+// Runs the graph passes of `spec` (as ParsePassSpec reads it) on `module`.
 absl::Status RunPassSpec(Module& module, const std::string& spec);
 
 // Refuses to start when the arguments alone would take more than half of

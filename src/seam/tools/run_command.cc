@@ -102,12 +102,10 @@ int Run(const RunOptions& options) {
   if (options.backend == "cuda") return Fail(CudaRunUnavailable());
   bool compiled = options.backend == "cpu";
   std::string spec = options.passes.empty() && compiled ? "default" : options.passes;
-  std::optional<Pipeline> pipeline;
-  if (!spec.empty() && spec != "none") {
-    absl::StatusOr<Pipeline> parsed = Pipeline::Parse(spec);
-    if (!parsed.ok()) return Fail(parsed.status());
-    pipeline = std::move(*parsed);
-  } else if (options.verify && !compiled) {
+  absl::StatusOr<std::optional<Pipeline>> parsed = ParsePassSpec(spec);
+  if (!parsed.ok()) return Fail(parsed.status());
+  std::optional<Pipeline> pipeline = std::move(*parsed);
+  if (!pipeline.has_value() && options.verify && !compiled) {
     return Fail(absl::InvalidArgumentError("--verify compares against --passes=SPEC; give both"));
   }
   absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file, "run");
