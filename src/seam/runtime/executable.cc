@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <queue>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -17,31 +16,6 @@
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
-
-using KernelFunction = void (*)(void* const*);
-
-struct Executable::Step {
-  enum class Kind { kKernel, kInterpretKernel, kAlias, kInstruction };
-  Kind kind = Kind::kInstruction;
-  const fusion::Kernel* kernel = nullptr;
-  const codegen::KernelIr* ir = nullptr;
-  std::string symbol;
-  KernelFunction function = nullptr;
-  int profile = -1;  // index into profile_ when kernels are timed
-  const Instruction* instruction = nullptr;
-  std::vector<const Instruction*> reads;   // values it needs
-  std::vector<const Instruction*> writes;  // values it produces
-  int position = 0;                        // post-order position, for a stable schedule
-};
-
-struct Executable::Program {
-  const Computation* computation = nullptr;
-  std::vector<Step> steps;
-  absl::flat_hash_map<const Instruction*, int> readers;  // reads of each value, over all steps
-  // Tuples read only by get-tuple-elements, each of another index: those
-  // may take their element out instead of viewing it.
-  absl::flat_hash_set<const Instruction*> split_tuples;
-};
 
 // A value during a run. Owned values may be recycled, moved or updated in
 // place once their last reader runs; the rest (the caller's arguments,
@@ -71,82 +45,10 @@ std::vector<Executable::Held> Only(Executable::Held argument) {
   return arguments;
 }
 
-// Tuples whose every reader is a get-tuple-element of an index no other
-// reader takes.
-absl::flat_hash_set<const Instruction*> SplitTuples(const Computation& computation) {
-  absl::flat_hash_set<const Instruction*> split;
-  for (const Instruction* i : computation.MakePostOrder()) {
-    if (!i->shape().IsTuple() || i == computation.root()) continue;
-    absl::flat_hash_set<int64_t> taken;
-    bool only_distinct_elements = true;
-    for (const Instruction* user : i->users()) {
-      only_distinct_elements &= user->opcode() == Opcode::kGetTupleElement &&
-                                taken.insert(*user->attrs().index).second;
-    }
-    if (only_distinct_elements) split.insert(i);
-  }
-  return split;
-}
-
 // Dots and convolutions that BLAS serves.
-bool IsLibraryCall(const Instruction& i) {
+bool BlasServes(const Instruction& i) {
   return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
          (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
-}
-
-bool RunsNatively(const Instruction& i) {
-  switch (i.opcode()) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-    case Opcode::kWhile:
-    case Opcode::kConditional:
-    case Opcode::kCall:
-      return true;
-    case Opcode::kDot:
-    case Opcode::kConvolution:
-      return IsLibraryCall(i);
-    default:
-      return false;
-  }
-}
-
-// Orders steps so each runs after the producers of what it reads; among
-// ready steps, the earliest in the computation's post order first.
-std::vector<Executable::Step> Schedule(std::vector<Executable::Step> steps) {
-  absl::flat_hash_map<const Instruction*, int> producer;
-  for (size_t k = 0; k < steps.size(); ++k) {
-    for (const Instruction* w : steps[k].writes) producer[w] = static_cast<int>(k);
-  }
-  std::vector<std::vector<int>> next(steps.size());
-  std::vector<int> waiting(steps.size(), 0);
-  for (size_t k = 0; k < steps.size(); ++k) {
-    absl::flat_hash_set<int> from;
-    for (const Instruction* r : steps[k].reads) {
-      auto it = producer.find(r);
-      if (it != producer.end() && it->second != static_cast<int>(k)) from.insert(it->second);
-    }
-    for (int f : from) {
-      next[f].push_back(static_cast<int>(k));
-      ++waiting[k];
-    }
-  }
-  using Entry = std::pair<int, int>;  // position, step
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-  for (size_t k = 0; k < steps.size(); ++k) {
-    if (waiting[k] == 0) ready.push({steps[k].position, static_cast<int>(k)});
-  }
-  std::vector<Executable::Step> order;
-  while (!ready.empty()) {
-    int k = ready.top().second;
-    ready.pop();
-    order.push_back(steps[k]);
-    for (int n : next[k]) {
-      if (--waiting[n] == 0) ready.push({steps[n].position, n});
-    }
-  }
-  return order;
 }
 
 absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan, const std::string& source) {
@@ -156,10 +58,6 @@ absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan, const 
   std::ofstream(dir + "/plan.txt") << fusion::PlanToText(plan);
   std::ofstream(dir + "/kernels.cc") << source;
   return absl::OkStatus();
-}
-
-std::string Describe(const Instruction& i, absl::string_view why) {
-  return absl::StrCat(i.name(), " (", OpcodeName(i.opcode()), "): ", why);
 }
 
 }  // namespace
@@ -180,75 +78,20 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   SEAM_ASSIGN_OR_RETURN(plan_, fusion::PlanModule(module, options.plan));
   std::vector<std::string> sources;
   codegen::KernelDeduplicator distinct;
-  for (size_t c = 0; c < plan_.computations.size(); ++c) {
-    const fusion::ComputationPlan& cp = plan_.computations[c];
-    auto program = std::make_unique<Program>();
-    program->computation = cp.computation;
-    absl::flat_hash_map<const Instruction*, int> position;
-    absl::flat_hash_set<const Instruction*> in_kernels;
-    for (const Instruction* i : cp.computation->MakePostOrder()) {
-      position[i] = static_cast<int>(position.size());
-    }
-    for (const fusion::Kernel& k : cp.kernels) {
-      Step step;
-      step.kernel = &k;
-      // Every value from outside, scalar constants included (the compiled
-      // kernel inlines those, the interpreter reads them).
-      absl::flat_hash_set<const Instruction*> members(k.instructions.begin(), k.instructions.end());
-      for (const Instruction* m : k.instructions) {
-        for (const Instruction* o : m->operands()) {
-          if (!members.contains(o) &&
-              std::find(step.reads.begin(), step.reads.end(), o) == step.reads.end()) {
-            step.reads.push_back(o);
-          }
-        }
-      }
-      step.writes = k.outputs;
-      step.position = position[k.instructions.back()];
-      for (const Instruction* i : k.instructions) in_kernels.insert(i);
-      if (k.alias_only) {
-        step.kind = Step::Kind::kAlias;
-        ++stats_.aliases;
-      } else {
-        std::string symbol = absl::StrCat("seam_c", c, "_k", k.id);
-        absl::StatusOr<codegen::KernelIr> ir = codegen::LowerKernel(k, options.plan.device, symbol);
-        absl::StatusOr<std::string> source =
-            ir.ok() ? codegen::EmitCpuKernel(*ir) : absl::StatusOr<std::string>(ir.status());
-        if (source.ok()) {
-          step.kind = Step::Kind::kKernel;
-          irs_.push_back(std::make_unique<codegen::KernelIr>(std::move(*ir)));
-          step.ir = irs_.back().get();
-          bool fresh = false;
-          step.symbol = distinct.Add(symbol, *source, &fresh);
-          if (fresh) sources.push_back(std::move(*source));
-          ++stats_.compiled_kernels;
-        } else {
-          step.kind = Step::Kind::kInterpretKernel;
-          stats_.fallbacks.push_back(absl::StrCat(k.Name(), " interpreted: ", source.status().message()));
-        }
-      }
-      program->steps.push_back(std::move(step));
-    }
-    for (const Instruction* i : cp.computation->MakePostOrder()) {
-      if (in_kernels.contains(i)) continue;
-      Step step;
-      step.instruction = i;
-      step.reads.assign(i->operands().begin(), i->operands().end());
-      step.reads.insert(step.reads.end(), i->control_predecessors().begin(),
-                        i->control_predecessors().end());
-      step.writes = {i};
-      step.position = position[i];
-      if (IsLibraryCall(*i)) ++stats_.blas_calls;
-      if (!RunsNatively(*i)) stats_.fallbacks.push_back(Describe(*i, "interpreter"));
-      program->steps.push_back(std::move(step));
-    }
-    program->steps = Schedule(std::move(program->steps));
-    for (const Step& s : program->steps) {
-      for (const Instruction* r : s.reads) ++program->readers[r];
-    }
-    program->split_tuples = SplitTuples(*cp.computation);
-    programs_[cp.computation] = std::move(program);
-  }
+  auto generate = [&](const codegen::KernelIr& ir, const std::string& name) -> absl::StatusOr<std::string> {
+    SEAM_ASSIGN_OR_RETURN(std::string source, codegen::EmitCpuKernel(ir));
+    bool fresh = false;
+    std::string symbol = distinct.Add(name, source, &fresh);
+    if (fresh) sources.push_back(std::move(source));
+    return symbol;
+  };
+  Programs programs = BuildPrograms(plan_, generate, BlasServes);
+  programs_ = std::move(programs.by_computation);
+  irs_ = std::move(programs.irs);
+  stats_.compiled_kernels = programs.compiled_kernels;
+  stats_.aliases = programs.aliases;
+  stats_.blas_calls = programs.library_calls;
+  stats_.fallbacks = std::move(programs.fallbacks);
   stats_.distinct_kernels = static_cast<int64_t>(sources.size());
   std::string source = codegen::CpuSourceFile(sources);
   stats_.codegen_seconds =
@@ -264,9 +107,11 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     for (Step& s : program->steps) {
       if (s.kind != Step::Kind::kKernel) continue;
       SEAM_ASSIGN_OR_RETURN(void* address, object_->Symbol(s.symbol));
-      s.function = reinterpret_cast<KernelFunction>(address);
+      s.launch = static_cast<int>(launches_.size());
+      Launch& launch = launches_.emplace_back();
+      launch.function = reinterpret_cast<void (*)(void* const*)>(address);
       if (options.profile_kernels) {
-        s.profile = static_cast<int>(profile_.size());
+        launch.profile = static_cast<int>(profile_.size());
         profile_.push_back({s.kernel, 0, 0});
       }
     }
@@ -314,14 +159,15 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
       }
     }
   }
-  if (step.profile >= 0) {
+  const Launch& launch = launches_[step.launch];
+  if (launch.profile >= 0) {
     auto start = std::chrono::steady_clock::now();
-    step.function(buffers.data());
-    KernelProfile& p = profile_[step.profile];
+    launch.function(buffers.data());
+    KernelProfile& p = profile_[launch.profile];
     p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++p.launches;
   } else {
-    step.function(buffers.data());
+    launch.function(buffers.data());
   }
   for (ByteBuffer& b : scratch) pool_.Give(std::move(b));
   return absl::OkStatus();

@@ -1,6 +1,6 @@
 // A module compiled for the CPU: its fusion plan, the generated kernels
 // built into one shared object, and per computation a schedule of steps
-// (launch a kernel, call BLAS, or run an op in the interpreter). Whatever
+// (program.h: launch a kernel, call BLAS, or run an op in the interpreter). Whatever
 // does not run compiled is listed in stats().fallbacks: never silent.
 #pragma once
 
@@ -17,6 +17,7 @@
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
 #include "seam/runtime/jit.h"
+#include "seam/runtime/program.h"
 
 namespace seam::runtime {
 
@@ -78,11 +79,15 @@ class Executable {
   const fusion::FusionPlan& plan() const { return plan_; }
 
  public:
-  struct Step;
-  struct Program;
   struct Held;
 
  private:
+  // A launch step's compiled function, and its entry in the profile.
+  struct Launch {
+    void (*function)(void* const*) = nullptr;
+    int profile = -1;
+  };
+
   Executable() = default;
   absl::Status Build(const Module& module, const ExecutableOptions& options);
   absl::StatusOr<Literal> RunProgram(const Program& program, std::vector<Held> arguments);
@@ -95,6 +100,7 @@ class Executable {
   fusion::FusionPlan plan_;
   std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
   std::shared_ptr<SharedObject> object_;
+  std::vector<Launch> launches_;
   absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
   Evaluator evaluator_;
   ExecutableStats stats_;

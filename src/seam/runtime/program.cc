@@ -1,0 +1,164 @@
+#include "seam/runtime/program.h"
+
+#include <algorithm>
+#include <queue>
+
+#include "absl/strings/str_cat.h"
+
+namespace seam::runtime {
+namespace {
+
+// Tuples whose every reader is a get-tuple-element of an index no other
+// reader takes.
+absl::flat_hash_set<const Instruction*> SplitTuples(const Computation& computation) {
+  absl::flat_hash_set<const Instruction*> split;
+  for (const Instruction* i : computation.MakePostOrder()) {
+    if (!i->shape().IsTuple() || i == computation.root()) continue;
+    absl::flat_hash_set<int64_t> taken;
+    bool only_distinct_elements = true;
+    for (const Instruction* user : i->users()) {
+      only_distinct_elements &= user->opcode() == Opcode::kGetTupleElement &&
+                                taken.insert(*user->attrs().index).second;
+    }
+    if (only_distinct_elements) split.insert(i);
+  }
+  return split;
+}
+
+// What every executor runs itself: structure, control flow, library calls.
+bool RunsNatively(const Instruction& i, const IsLibraryCall& library_call) {
+  switch (i.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return true;
+    default:
+      return library_call(i);
+  }
+}
+
+// Orders steps so each runs after the producers of what it reads; among
+// ready steps, the earliest in the computation's post order first.
+std::vector<Step> Schedule(std::vector<Step> steps) {
+  absl::flat_hash_map<const Instruction*, int> producer;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    for (const Instruction* w : steps[k].writes) producer[w] = static_cast<int>(k);
+  }
+  std::vector<std::vector<int>> next(steps.size());
+  std::vector<int> waiting(steps.size(), 0);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    absl::flat_hash_set<int> from;
+    for (const Instruction* r : steps[k].reads) {
+      auto it = producer.find(r);
+      if (it != producer.end() && it->second != static_cast<int>(k)) from.insert(it->second);
+    }
+    for (int f : from) {
+      next[f].push_back(static_cast<int>(k));
+      ++waiting[k];
+    }
+  }
+  using Entry = std::pair<int, int>;  // position, step
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    if (waiting[k] == 0) ready.push({steps[k].position, static_cast<int>(k)});
+  }
+  std::vector<Step> order;
+  while (!ready.empty()) {
+    int k = ready.top().second;
+    ready.pop();
+    order.push_back(steps[k]);
+    for (int n : next[k]) {
+      if (--waiting[n] == 0) ready.push({steps[n].position, n});
+    }
+  }
+  return order;
+}
+
+// The launch (or interpretation, or alias) of planned kernel `k`.
+Step KernelStep(const fusion::Kernel& k, int position) {
+  Step step;
+  step.kernel = &k;
+  // Every value from outside, scalar constants included (the compiled
+  // kernel inlines those, the interpreter reads them).
+  absl::flat_hash_set<const Instruction*> members(k.instructions.begin(), k.instructions.end());
+  for (const Instruction* m : k.instructions) {
+    for (const Instruction* o : m->operands()) {
+      if (!members.contains(o) &&
+          std::find(step.reads.begin(), step.reads.end(), o) == step.reads.end()) {
+        step.reads.push_back(o);
+      }
+    }
+  }
+  step.writes = k.outputs;
+  step.position = position;
+  return step;
+}
+
+}  // namespace
+
+Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
+                       const IsLibraryCall& library_call) {
+  Programs out;
+  for (size_t c = 0; c < plan.computations.size(); ++c) {
+    const fusion::ComputationPlan& cp = plan.computations[c];
+    auto program = std::make_unique<Program>();
+    program->computation = cp.computation;
+    absl::flat_hash_map<const Instruction*, int> position;
+    absl::flat_hash_set<const Instruction*> in_kernels;
+    for (const Instruction* i : cp.computation->MakePostOrder()) {
+      position[i] = static_cast<int>(position.size());
+    }
+    for (const fusion::Kernel& k : cp.kernels) {
+      Step step = KernelStep(k, position[k.instructions.back()]);
+      for (const Instruction* i : k.instructions) in_kernels.insert(i);
+      if (k.alias_only) {
+        step.kind = Step::Kind::kAlias;
+        ++out.aliases;
+      } else {
+        std::string name = absl::StrCat("seam_c", c, "_k", k.id);
+        absl::StatusOr<codegen::KernelIr> ir = codegen::LowerKernel(k, plan.device, name);
+        absl::StatusOr<std::string> symbol =
+            ir.ok() ? generate(*ir, name) : absl::StatusOr<std::string>(ir.status());
+        if (symbol.ok()) {
+          step.kind = Step::Kind::kKernel;
+          out.irs.push_back(std::make_unique<codegen::KernelIr>(std::move(*ir)));
+          step.ir = out.irs.back().get();
+          step.symbol = std::move(*symbol);
+          ++out.compiled_kernels;
+        } else {
+          step.kind = Step::Kind::kInterpretKernel;
+          out.fallbacks.push_back(absl::StrCat(k.Name(), " interpreted: ", symbol.status().message()));
+        }
+      }
+      program->steps.push_back(std::move(step));
+    }
+    for (const Instruction* i : cp.computation->MakePostOrder()) {
+      if (in_kernels.contains(i)) continue;
+      Step step;
+      step.instruction = i;
+      step.reads.assign(i->operands().begin(), i->operands().end());
+      step.reads.insert(step.reads.end(), i->control_predecessors().begin(),
+                        i->control_predecessors().end());
+      step.writes = {i};
+      step.position = position[i];
+      if (library_call(*i)) ++out.library_calls;
+      if (!RunsNatively(*i, library_call)) {
+        out.fallbacks.push_back(absl::StrCat(i->name(), " (", OpcodeName(i->opcode()), "): interpreter"));
+      }
+      program->steps.push_back(std::move(step));
+    }
+    program->steps = Schedule(std::move(program->steps));
+    for (const Step& s : program->steps) {
+      for (const Instruction* r : s.reads) ++program->readers[r];
+    }
+    program->split_tuples = SplitTuples(*cp.computation);
+    out.by_computation[cp.computation] = std::move(program);
+  }
+  return out;
+}
+
+}  // namespace seam::runtime

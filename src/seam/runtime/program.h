@@ -1,0 +1,71 @@
+// What every backend's executable runs: per computation of a fusion plan, a
+// schedule of steps (launch a generated kernel, run a kernel op by op in
+// the interpreter, alias a reshape, or run one instruction: a library call,
+// control flow, or an interpreter fallback). Backends differ in where
+// values live and how a kernel launches, not in what runs when.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "seam/codegen/kernel_ir.h"
+#include "seam/fusion/fusion_plan.h"
+
+namespace seam::runtime {
+
+struct Step {
+  enum class Kind { kKernel, kInterpretKernel, kAlias, kInstruction };
+  Kind kind = Kind::kInstruction;
+  const fusion::Kernel* kernel = nullptr;
+  const codegen::KernelIr* ir = nullptr;
+  std::string symbol;  // kKernel: the generated function it launches
+  int launch = -1;     // kKernel: the backend's entry for it (function, launch shape, profile)
+  const Instruction* instruction = nullptr;
+  std::vector<const Instruction*> reads;   // values it needs
+  std::vector<const Instruction*> writes;  // values it produces
+  int position = 0;                        // post-order position, for a stable schedule
+};
+
+struct Program {
+  const Computation* computation = nullptr;
+  std::vector<Step> steps;
+  absl::flat_hash_map<const Instruction*, int> readers;  // reads of each value, over all steps
+  // Tuples read only by get-tuple-elements, each of another index: those
+  // may take their element out instead of viewing it.
+  absl::flat_hash_set<const Instruction*> split_tuples;
+};
+
+// Every computation's program, and the kernel IR its launch steps bind
+// their buffers by.
+struct Programs {
+  absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> by_computation;
+  std::vector<std::unique_ptr<codegen::KernelIr>> irs;
+  int64_t compiled_kernels = 0;
+  int64_t aliases = 0;
+  int64_t library_calls = 0;
+  // Whatever runs in the interpreter instead, as "name (opcode): why".
+  std::vector<std::string> fallbacks;
+};
+
+// A backend's code for one planned kernel, lowered as `ir` under the
+// symbol `name`: the symbol its launch calls (an identical kernel's, when
+// one came before), or why there is none (the kernel then runs op by op in
+// the interpreter, listed as a fallback).
+using GenerateKernel =
+    std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)>;
+
+// Whether the backend serves this instruction with a library (BLAS dot,
+// convolution) rather than the interpreter.
+using IsLibraryCall = std::function<bool(const Instruction&)>;
+
+// Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
+// generates it through `generate` and schedules each computation's steps.
+Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
+                       const IsLibraryCall& library_call);
+
+}  // namespace seam::runtime
