@@ -1,14 +1,16 @@
 #include "seam/runtime/cuda_compiler.h"
 
-#include <dlfcn.h>
-
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/codegen/render_common.h"
+#include "seam/fusion/plan_printer.h"
+#include "seam/runtime/cuda_driver.h"
 
 namespace seam::runtime {
 
@@ -131,6 +133,32 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
   }
 }
 
+namespace {
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteCudaProgram(const std::string& dir, const std::string& name,
+                              const std::string& target, const CudaProgram& program) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
+  std::string stem = absl::StrCat(dir, "/", name);
+  absl::Status written = WriteFile(stem + ".cu", program.source);
+  if (written.ok()) written = WriteFile(stem + ".plan.txt", fusion::PlanToText(program.plan));
+  if (written.ok() && !program.kernels.empty()) {
+    written = WriteFile(absl::StrCat(stem, ".", target, ".ptx"), program.ptx.text);
+    if (written.ok()) written = WriteFile(absl::StrCat(stem, ".", target, ".cubin"), program.cubin.cubin);
+  }
+  return written;
+}
+
 absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParsePtxasReport(
     const std::string& report) {
   absl::flat_hash_map<std::string, fusion::KernelResources> used;
@@ -162,26 +190,6 @@ absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParseP
   return used;
 }
 
-absl::Status CudaDevicePresent() {
-  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (driver == nullptr) {
-    return absl::UnavailableError("no CUDA device: the CUDA driver (libcuda.so.1) is not installed");
-  }
-  using Init = int (*)(unsigned);
-  using Count = int (*)(int*);
-  auto init = reinterpret_cast<Init>(dlsym(driver, "cuInit"));
-  auto count = reinterpret_cast<Count>(dlsym(driver, "cuDeviceGetCount"));
-  int devices = 0;
-  if (init == nullptr || count == nullptr) {
-    return absl::UnavailableError("no CUDA device: libcuda.so.1 lacks cuInit");
-  }
-  if (int rc = init(0); rc != 0) {
-    return absl::UnavailableError(absl::StrCat("no CUDA device: cuInit failed (CUresult ", rc, ")"));
-  }
-  if (count(&devices) != 0 || devices == 0) {
-    return absl::UnavailableError("no CUDA device: the driver reports none");
-  }
-  return absl::OkStatus();
-}
+absl::Status CudaDevicePresent() { return cuda::DevicePresent(); }
 
 }  // namespace seam::runtime

@@ -66,6 +66,11 @@ absl::StatusOr<CudaProgram> RenderForCuda(
 absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
                                            const std::string& target);
 
+// Writes DIR/<name>.cu and DIR/<name>.plan.txt, and with compiled
+// kernels DIR/<name>.<target>.ptx and .cubin (DIR is created).
+absl::Status WriteCudaProgram(const std::string& dir, const std::string& name,
+                              const std::string& target, const CudaProgram& program);
+
 // Each kernel's use of registers, shared memory and spills, parsed from
 // ptxas' report (CompileToCubin), by kernel name.
 absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParsePtxasReport(

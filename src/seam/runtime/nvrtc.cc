@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "seam/runtime/cuda_home.h"
 #include "seam/runtime/jit.h"
 #include "seam/util/status_macros.h"
 
@@ -44,13 +45,6 @@ struct Nvrtc {
   int (*destroy)(NvrtcProgram*) = nullptr;
 };
 
-std::string CudaHome() {
-  for (const char* name : {"SEAM_CUDA_HOME", "CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* v = std::getenv(name); v != nullptr && *v != '\0') return v;
-  }
-  return "/usr/local/cuda";
-}
-
 template <typename F>
 bool Bind(void* handle, const char* name, F& f) {
   f = reinterpret_cast<F>(dlsym(handle, name));
@@ -59,19 +53,13 @@ bool Bind(void* handle, const char* name, F& f) {
 
 Nvrtc Open() {
   Nvrtc n;
-  std::vector<std::string> candidates = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
-  for (const char* dir : {"/lib64/", "/targets/x86_64-linux/lib/", "/targets/sbsa-linux/lib/"}) {
-    candidates.push_back(absl::StrCat(CudaHome(), dir, "libnvrtc.so"));
-  }
-  for (const std::string& c : candidates) {
-    n.handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (n.handle != nullptr) break;
-  }
-  if (n.handle == nullptr) {
-    n.error = absl::StrCat("NVRTC not found (tried ", absl::StrJoin(candidates, ", "),
-                           "); install the CUDA toolkit or set SEAM_CUDA_HOME");
+  absl::StatusOr<void*> handle =
+      OpenCudaLibrary("NVRTC", {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"}, "libnvrtc.so");
+  if (!handle.ok()) {
+    n.error = std::string(handle.status().message());
     return n;
   }
+  n.handle = *handle;
   bool ok = Bind(n.handle, "nvrtcVersion", n.version) &&
             Bind(n.handle, "nvrtcGetErrorString", n.error_string) &&
             Bind(n.handle, "nvrtcCreateProgram", n.create) &&

@@ -5,14 +5,11 @@
 // the kernels' source (no prelude; without NVRTC); --dump-to=DIR writes the
 // .cu, .ptx and .cubin.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "seam/fusion/cost_model.h"
-#include "seam/fusion/plan_printer.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
@@ -29,33 +26,6 @@ struct CompileOptions {
   std::string emit = "summary";
   std::string dump_to;
 };
-
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
-}
-
-absl::Status Dump(const CompileOptions& options, const Module& module,
-                  const runtime::CudaProgram& program) {
-  std::error_code error;
-  std::filesystem::create_directories(options.dump_to, error);
-  if (error) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create ", options.dump_to, ": ", error.message()));
-  }
-  std::string stem = absl::StrCat(options.dump_to, "/", module.name());
-  absl::Status written = WriteFile(stem + ".cu", program.source);
-  if (written.ok()) written = WriteFile(stem + ".plan.txt", fusion::PlanToText(program.plan));
-  if (written.ok() && !program.kernels.empty()) {
-    written = WriteFile(absl::StrCat(stem, ".", options.target, ".ptx"), program.ptx.text);
-    if (written.ok()) {
-      written = WriteFile(absl::StrCat(stem, ".", options.target, ".cubin"), program.cubin.cubin);
-    }
-  }
-  return written;
-}
 
 void PrintKernels(const runtime::CudaProgram& program) {
   for (const codegen::CudaKernel& k : program.kernels) {
@@ -80,7 +50,7 @@ int Compile(const CompileOptions& options) {
                   : runtime::CompileForCuda(**module, *strategy, options.target);
   if (!program.ok()) return FailAt(options.file, program.status());
   if (!options.dump_to.empty()) {
-    absl::Status dumped = Dump(options, **module, *program);
+    absl::Status dumped = runtime::WriteCudaProgram(options.dump_to, (*module)->name(), options.target, *program);
     if (!dumped.ok()) return Fail(dumped);
   }
   if (options.emit == "cuda") {
