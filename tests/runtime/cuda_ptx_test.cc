@@ -2,7 +2,8 @@
 // (tests/corpus/hlo, every module of every file) and of the benchmark suite
 // (bench/workloads), after the default pipeline, under each fusion strategy,
 // rendered as CUDA C++ and compiled by NVRTC to PTX for sm_80 (planned for
-// an A100) and sm_90 (an H100); and so do 400 random graphs. NVRTC needs no
+// an A100) and sm_90 (an H100), and the CUDA backend's schedule launches
+// each with its buffers; and so do 400 random graphs. NVRTC needs no
 // GPU; where it is not installed the tests skip, saying so. Running the PTX
 // needs a device: not here.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "seam/gym/random_graph.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_compiler.h"
+#include "seam/runtime/cuda_executable.h"
 #include "seam/text/parser.h"
 
 namespace seam::runtime {
@@ -39,6 +41,34 @@ std::string NameOf(const std::string& file) {
   return seam::testing::CorpusTestName(std::filesystem::path(file).filename().string());
 }
 
+// Every launch step of the CUDA backend's schedule binds to a rendered
+// kernel whose parameters are the step's buffers (the schedule lowers the
+// plan's kernels again: it must find what was rendered).
+void ExpectLaunchable(const CudaProgram& program, const std::string& what) {
+  absl::flat_hash_map<std::string, const codegen::CudaKernel*> by_name;
+  for (const codegen::CudaKernel& k : program.kernels) by_name[k.name] = &k;
+  Programs programs = ScheduleCudaProgram(program);
+  size_t interpreted = 0;
+  for (const auto& [computation, steps] : programs.by_computation) {
+    for (const Step& step : steps->steps) {
+      interpreted += step.kind == Step::Kind::kInterpretKernel;
+      if (step.kind != Step::Kind::kKernel) continue;
+      auto it = by_name.find(step.symbol);
+      ASSERT_NE(it, by_name.end()) << what << ": " << step.symbol << " was not rendered";
+      const std::string& source = it->second->source;
+      absl::string_view signature = absl::string_view(source).substr(0, source.find('{'));
+      int64_t parameters = 0;
+      for (size_t at = signature.find("__restrict__ b"); at != absl::string_view::npos;
+           at = signature.find("__restrict__ b", at + 1)) {
+        ++parameters;
+      }
+      EXPECT_EQ(parameters, static_cast<int64_t>(step.ir->buffers.size()))
+          << what << ": " << step.symbol << " (" << step.kernel->Name() << ")";
+    }
+  }
+  EXPECT_EQ(interpreted, program.not_generated.size()) << what;
+}
+
 // Compiles every module of `text` for both targets under every strategy;
 // returns how many kernels compiled.
 int64_t ExpectAllCompile(const std::vector<std::unique_ptr<Module>>& modules,
@@ -58,6 +88,8 @@ int64_t ExpectAllCompile(const std::vector<std::unique_ptr<Module>>& modules,
         if (!program->kernels.empty()) {
           EXPECT_NE(program->ptx.text.find(".entry " + program->kernels.front().name), std::string::npos);
         }
+        ExpectLaunchable(*program, absl::StrCat(what, " (", module->name(), ") --fusion=",
+                                                fusion::StrategyName(strategy), " --target=", target));
         kernels += static_cast<int64_t>(program->kernels.size());
       }
     }

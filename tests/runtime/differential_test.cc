@@ -1,21 +1,22 @@
 // Every corpus module the interpreter runs in CI time, and every module of
 // the benchmark suite (bench/workloads), also runs compiled on
-// the CPU backend under each fusion strategy (none, xla, stitch), after the
-// default pipeline, and must equal the interpreter on the module as written
+// the CPU backend, and on the CUDA backend where a device is present, under
+// each fusion strategy (none, xla, stitch), after the default pipeline, and must equal the interpreter on the module as written
 // (same random inputs, seed 0; RewriteTolerance: f32 1e-3 and bf16 3e-2
 // relative, scaled by each array's largest magnitude). The oracle
 // accumulates bf16/f16 reductions in f32, as the kernels do.
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
 #include "../common/test_names.h"
+#include "backends.h"
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/passes/pipeline.h"
-#include "seam/runtime/executable.h"
 #include "seam/text/parser.h"
 
 namespace seam::runtime {
@@ -77,10 +78,16 @@ std::unique_ptr<Module> Load(const std::string& file) {
   return std::move(modules->front());
 }
 
-class Differential : public ::testing::TestWithParam<std::string> {};
+using testing::Backend;
+
+class Differential : public ::testing::TestWithParam<std::tuple<std::string, Backend>> {};
 
 TEST_P(Differential, EveryStrategyMatchesTheInterpreter) {
-  std::unique_ptr<Module> original = Load(GetParam());
+  const auto& [file, backend] = GetParam();
+  if (absl::Status present = testing::BackendPresent(backend); !present.ok()) {
+    GTEST_SKIP() << present.message();
+  }
+  std::unique_ptr<Module> original = Load(file);
   ASSERT_NE(original, nullptr);
   std::vector<Literal> arguments = RandomArguments(*original->entry(), /*seed=*/0);
   Evaluator oracle;
@@ -88,29 +95,35 @@ TEST_P(Differential, EveryStrategyMatchesTheInterpreter) {
   absl::StatusOr<Literal> expected = oracle.Run(*original, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
-  std::unique_ptr<Module> optimized = Load(GetParam());
+  std::unique_ptr<Module> optimized = Load(file);
   absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
   ASSERT_TRUE(pipeline->Run(*optimized, PipelineOptions{}).ok());
   for (fusion::Strategy strategy :
        {fusion::Strategy::kNone, fusion::Strategy::kXla, fusion::Strategy::kStitch}) {
-    ExecutableOptions options;
-    options.plan.strategy = strategy;
-    absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(*optimized, options);
-    ASSERT_TRUE(executable.ok()) << fusion::StrategyName(strategy) << ": " << executable.status();
-    EXPECT_GT((*executable)->stats().compiled_kernels, 0) << fusion::StrategyName(strategy);
-    absl::StatusOr<Literal> got = (*executable)->Run(arguments);
-    ASSERT_TRUE(got.ok()) << fusion::StrategyName(strategy) << ": " << got.status();
-    EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "")
-        << GetParam() << " --fusion=" << fusion::StrategyName(strategy)
-        << "\nreproduce: seam run " << PathOf(GetParam())
+    testing::CompiledRun run = testing::CompileAndRun(backend, *optimized, strategy, arguments);
+    ASSERT_TRUE(run.result.ok()) << fusion::StrategyName(strategy) << ": " << run.result.status();
+    EXPECT_GT(run.compiled_kernels, 0) << fusion::StrategyName(strategy);
+    EXPECT_EQ(DescribeDifferences(*run.result, *expected, &RewriteTolerance, "the result"), "")
+        << file << " --fusion=" << fusion::StrategyName(strategy)
+        << "\nreproduce: seam run " << PathOf(file) << " --backend=" << testing::BackendName(backend)
         << " --fusion=" << fusion::StrategyName(strategy) << " --verify";
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, Differential, ::testing::ValuesIn(Modules()),
-                         [](const auto& info) { return NameOf(info.param); });
-INSTANTIATE_TEST_SUITE_P(Workloads, Differential, ::testing::ValuesIn(Workloads()),
-                         [](const auto& info) { return NameOf(info.param); });
+// "<module>" on the CPU, "<module>_cuda" on a GPU.
+std::string CaseName(const ::testing::TestParamInfo<std::tuple<std::string, Backend>>& info) {
+  const auto& [file, backend] = info.param;
+  return NameOf(file) + (backend == Backend::kCpu ? "" : "_cuda");
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, Differential,
+                         ::testing::Combine(::testing::ValuesIn(Modules()),
+                                            ::testing::ValuesIn(testing::AllBackends())),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Workloads, Differential,
+                         ::testing::Combine(::testing::ValuesIn(Workloads()),
+                                            ::testing::ValuesIn(testing::AllBackends())),
+                         CaseName);
 
 }  // namespace
 }  // namespace seam::runtime

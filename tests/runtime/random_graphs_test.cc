@@ -1,16 +1,17 @@
 // Random memory-intensive graphs (random_graph.h) through every fusion
-// strategy on the CPU backend, against the interpreter: 2,000 graphs per
-// run, 100 to a module so each strategy compiles 20 shared objects; stitch
-// once more with every output written by non-temporal stores. A
+// strategy on the CPU backend, and on the CUDA backend where a device is
+// present, against the interpreter: 2,000 graphs per run, 100 to a module
+// so each strategy compiles 20 shared objects (or cubins); on the CPU,
+// stitch once more with every output written by non-temporal stores. A
 // mismatch prints the smallest prefix of the failing graph that still
 // fails, as a module to feed `seam run --fusion=... --verify --passes=none`.
 #include "absl/strings/str_cat.h"
+#include "backends.h"
 #include "gtest/gtest.h"
 #include "seam/gym/random_graph.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
-#include "seam/runtime/executable.h"
 #include "seam/text/parser.h"
 
 namespace seam::testing {
@@ -31,7 +32,8 @@ struct Outcome {
 // Runs `text` compiled with `strategy` and in the interpreter. With
 // `streamed`, the device's last-level cache is one byte, so every output
 // goes through the staged non-temporal store path.
-Outcome Check(const std::string& text, fusion::Strategy strategy, bool streamed = false) {
+Outcome Check(Backend backend, const std::string& text, fusion::Strategy strategy,
+              bool streamed = false) {
   Outcome outcome;
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "random");
   if (!modules.ok()) {
@@ -43,20 +45,16 @@ Outcome Check(const std::string& text, fusion::Strategy strategy, bool streamed 
   Evaluator oracle;
   oracle.set_wide_accumulation(true);
   absl::StatusOr<Literal> want = oracle.Run(module, arguments);
-  runtime::ExecutableOptions options;
-  options.plan.strategy = strategy;
-  if (streamed) options.plan.device.last_level_cache_bytes = 1;
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      runtime::Executable::Compile(module, options);
-  if (!want.ok() || !executable.ok()) {
-    outcome.error = std::string(!want.ok() ? want.status().message() : executable.status().message());
+  if (!want.ok()) {
+    outcome.error = std::string(want.status().message());
     return outcome;
   }
-  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
-  if (!got.ok()) {
-    outcome.error = std::string(got.status().message());
+  CompiledRun run = CompileAndRun(backend, module, strategy, arguments, streamed);
+  if (!run.result.ok()) {
+    outcome.error = std::string(run.result.status().message());
     return outcome;
   }
+  const absl::StatusOr<Literal>& got = run.result;
   for (size_t i = 0; i < want->tuple_elements().size(); ++i) {
     outcome.mismatch.push_back(DescribeDifferences(got->tuple_elements()[i],
                                                    want->tuple_elements()[i], &RewriteTolerance,
@@ -72,7 +70,8 @@ bool Fails(const Outcome& o) {
 
 // The smallest prefix of `graph` (its last instruction the only output)
 // that still fails.
-std::string Reduce(const RandomGraph& graph, fusion::Strategy strategy, bool streamed) {
+std::string Reduce(Backend backend, const RandomGraph& graph, fusion::Strategy strategy,
+                   bool streamed) {
   for (size_t n = graph.parameters + 1; n <= graph.lines.size(); ++n) {
     RandomGraph prefix = graph;
     prefix.lines.resize(n);
@@ -84,15 +83,18 @@ std::string Reduce(const RandomGraph& graph, fusion::Strategy strategy, bool str
     prefix.outputs = {name};
     prefix.output_types = {type};
     std::string text = ModuleText({prefix}, "reduced");
-    if (Fails(Check(text, strategy, streamed))) return text;
+    if (Fails(Check(backend, text, strategy, streamed))) return text;
   }
   return ModuleText({graph}, "unreduced");
 }
 
-class RandomGraphs : public ::testing::TestWithParam<int> {};
+class RandomGraphs : public ::testing::TestWithParam<std::tuple<int, Backend>> {};
 
 TEST_P(RandomGraphs, EveryStrategyMatchesTheInterpreter) {
-  int m = GetParam();
+  const auto [m, backend] = GetParam();
+  if (absl::Status present = BackendPresent(backend); !present.ok()) {
+    GTEST_SKIP() << present.message();
+  }
   std::vector<RandomGraph> graphs;
   std::vector<size_t> first_output;  // per graph, its first output's tuple index
   size_t outputs = 0;
@@ -107,7 +109,8 @@ TEST_P(RandomGraphs, EveryStrategyMatchesTheInterpreter) {
                                     std::pair{fusion::Strategy::kXla, false},
                                     std::pair{fusion::Strategy::kStitch, false},
                                     std::pair{fusion::Strategy::kStitch, true}}) {
-    Outcome outcome = Check(text, strategy, streamed);
+    if (streamed && backend != Backend::kCpu) continue;
+    Outcome outcome = Check(backend, text, strategy, streamed);
     ASSERT_EQ(outcome.error, "") << fusion::StrategyName(strategy) << (streamed ? " streamed" : "")
                                  << "\n" << text;
     for (size_t g = 0; g < graphs.size(); ++g) {
@@ -116,16 +119,24 @@ TEST_P(RandomGraphs, EveryStrategyMatchesTheInterpreter) {
         bad |= !outcome.mismatch[first_output[g] + o].empty();
       }
       if (!bad) continue;
-      ADD_FAILURE() << "graph " << g << " of module " << m << " differs with --fusion="
-                    << fusion::StrategyName(strategy) << (streamed ? " (outputs streamed)" : "")
-                    << "; reduced reproducer:\n"
-                    << Reduce(graphs[g], strategy, streamed);
+      ADD_FAILURE() << "graph " << g << " of module " << m << " differs with --backend="
+                    << BackendName(backend) << " --fusion=" << fusion::StrategyName(strategy)
+                    << (streamed ? " (outputs streamed)" : "") << "; reduced reproducer:\n"
+                    << Reduce(backend, graphs[g], strategy, streamed);
       return;
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modules, RandomGraphs, ::testing::Range(0, kModules));
+// "<index>" on the CPU, "<index>_cuda" on a GPU.
+std::string CaseName(const ::testing::TestParamInfo<std::tuple<int, Backend>>& info) {
+  return absl::StrCat(std::get<0>(info.param), std::get<1>(info.param) == Backend::kCpu ? "" : "_cuda");
+}
+
+INSTANTIATE_TEST_SUITE_P(Modules, RandomGraphs,
+                         ::testing::Combine(::testing::Range(0, kModules),
+                                            ::testing::ValuesIn(AllBackends())),
+                         CaseName);
 
 }  // namespace
 }  // namespace seam::testing

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "seam/runtime/blas_pack.h"
 
@@ -48,21 +49,22 @@ bool BlasHandles(const Instruction& dot) {
          dot.attrs().FindVerbatim("sparsity") == nullptr;
 }
 
-absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
-                                const Literal& rhs) {
+bool DotAsGemm::InPlace() const { return IsIdentity(lhs_order) && IsIdentity(rhs_order); }
+
+DotAsGemm GemmOfDot(const Instruction& dot) {
   const Attributes& a = dot.attrs();
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
   IntList lb = a.lhs_batch_dims.value_or(IntList{}), rb = a.rhs_batch_dims.value_or(IntList{});
   IntList lc = a.lhs_contracting_dims.value_or(IntList{});
   IntList rc = a.rhs_contracting_dims.value_or(IntList{});
-  int64_t batch = Product(lhs.shape(), lb);
-  int64_t k = Product(lhs.shape(), lc);
-  int64_t m = lhs.element_count() / std::max<int64_t>(1, batch * k);
-  int64_t n = rhs.element_count() / std::max<int64_t>(1, batch * k);
-  if (lhs.element_count() == 0 || rhs.element_count() == 0) {
-    return Literal(dot.shape());  // zeros
-  }
+  DotAsGemm g;
+  g.batch = Product(lhs, lb);
+  g.k = Product(lhs, lc);
+  g.m = lhs.ElementCount().value_or(0) / std::max<int64_t>(1, g.batch * g.k);
+  g.n = rhs.ElementCount().value_or(0) / std::max<int64_t>(1, g.batch * g.k);
   // Each operand is read in place when its layout already is a matrix
-  // stack, either way round (BLAS transposes); otherwise it is packed.
+  // stack, either way round; otherwise it is packed.
   auto choose = [](const Shape& shape, const IntList& batch, const IntList& contracting,
                    bool contracting_first) {
     std::vector<int64_t> plain = PackOrder(shape, batch, contracting, contracting_first);
@@ -70,14 +72,23 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     bool transposed = !IsIdentity(plain) && IsIdentity(swapped);
     return std::make_pair(transposed ? swapped : plain, transposed);
   };
-  auto [lhs_order, lhs_transposed] = choose(lhs.shape(), lb, lc, /*contracting_first=*/false);
-  auto [rhs_order, rhs_transposed] = choose(rhs.shape(), rb, rc, /*contracting_first=*/true);
+  std::tie(g.lhs_order, g.lhs_transposed) = choose(lhs, lb, lc, /*contracting_first=*/false);
+  std::tie(g.rhs_order, g.rhs_transposed) = choose(rhs, rb, rc, /*contracting_first=*/true);
+  return g;
+}
+
+absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
+                                const Literal& rhs) {
+  if (lhs.element_count() == 0 || rhs.element_count() == 0) {
+    return Literal(dot.shape());  // zeros
+  }
+  const DotAsGemm g = GemmOfDot(dot);
+  const int64_t batch = g.batch, m = g.m, n = g.n, k = g.k;
+  const bool lhs_transposed = g.lhs_transposed, rhs_transposed = g.rhs_transposed;
   auto run = [&](auto zero) {
     using C = decltype(zero);
-    Packed<C> pa(pool, lhs, lhs_order);
-    Packed<C> pb(pool, rhs, rhs_order);
-    // The result of [batch, m, k] x [batch, k, n] is already in the dot's
-    // dimension order: batch, lhs free, rhs free.
+    Packed<C> pa(pool, lhs, g.lhs_order);
+    Packed<C> pb(pool, rhs, g.rhs_order);
     std::vector<int64_t> identity(dot.shape().rank());
     std::iota(identity.begin(), identity.end(), 0);
     PackedResult<C> out(pool, dot.shape(), std::move(identity));

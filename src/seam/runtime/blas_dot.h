@@ -4,12 +4,30 @@
 // bf16 and f16 computed in f32 and rounded once at the end, as XLA does.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
 
 namespace seam::runtime {
+
+// A dot as a stack of GEMMs, [batch, m, k] x [batch, k, n] -> [batch, m, n]
+// (the result already is in that order: batch, lhs free, rhs free). Each
+// operand's `order` permutes it into a matrix stack; when it already is one
+// the other way round (BLAS transposes), order is that and `transposed` is
+// set.
+struct DotAsGemm {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  std::vector<int64_t> lhs_order, rhs_order;
+  bool lhs_transposed = false, rhs_transposed = false;
+
+  // Whether both operands are read in place (no permutation).
+  bool InPlace() const;
+};
+DotAsGemm GemmOfDot(const Instruction& dot);
 
 // Whether BlasDot handles this dot (float types, static shapes).
 bool BlasHandles(const Instruction& dot);

@@ -18,6 +18,10 @@ Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups) {
     seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
+  return Summarize(std::move(seconds));
+}
+
+Timing Summarize(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   return {seconds[seconds.size() / 2], seconds.front(), seconds.back(),
           static_cast<int>(seconds.size())};
@@ -37,6 +41,21 @@ extern "C" __attribute__((visibility("default"))) void seam_copy(const float* in
   std::vector<float> in(n, 1.0f), out(n, 0.0f);
   Timing t = TimeRuns([&] { copy(in.data(), out.data(), n); }, repeat);
   return 2.0 * n * sizeof(float) / t.median_s / 1e9;
+}
+
+absl::StatusOr<double> DeviceCopyBandwidthGBps(cuda::Context& context, int repeat) {
+  const int64_t bytes = int64_t{1} << 30;
+  SEAM_ASSIGN_OR_RETURN(cuda::DeviceBuffer in, context.Allocate(bytes));
+  SEAM_ASSIGN_OR_RETURN(cuda::DeviceBuffer out, context.Allocate(bytes));
+  SEAM_RETURN_IF_ERROR(context.Zero(in.ptr(), bytes));
+  auto copy = [&] { return context.CopyOnDevice(out.ptr(), in.ptr(), bytes); };
+  SEAM_RETURN_IF_ERROR(copy());  // warm-up
+  std::vector<double> seconds;
+  for (int i = 0; i < std::max(1, repeat); ++i) {
+    SEAM_ASSIGN_OR_RETURN(double s, context.ElapsedSeconds(copy));
+    seconds.push_back(s);
+  }
+  return 2.0 * static_cast<double>(bytes) / Summarize(std::move(seconds)).median_s / 1e9;
 }
 
 }  // namespace seam::runtime

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "seam/runtime/cuda_driver.h"
 
 namespace seam::runtime {
 
@@ -16,6 +18,9 @@ struct Timing {
   int runs = 0;
 };
 
+// The median, least and most of `seconds` (at least one).
+Timing Summarize(std::vector<double> seconds);
+
 // Runs `run` `warm_ups` times untimed (first touch, thread pool), then
 // `repeat` times, timing each.
 Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups = 1);
@@ -24,5 +29,9 @@ Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups = 1);
 // 256 MiB (past every cache), compiled through the JIT; the median of
 // `repeat` runs, in GB/s (1e9 bytes).
 absl::StatusOr<double> CopyBandwidthGBps(int repeat);
+
+// The same on a GPU: a device-to-device copy of 1 GiB (past the L2), timed
+// by the device's events.
+absl::StatusOr<double> DeviceCopyBandwidthGBps(cuda::Context& context, int repeat);
 
 }  // namespace seam::runtime

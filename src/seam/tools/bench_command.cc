@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "seam/eval/arguments.h"
 #include "seam/fusion/calibration.h"
+#include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/measure.h"
 #include "seam/tools/cli_util.h"
@@ -112,6 +113,35 @@ absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy st
   return result;
 }
 
+// The same on the GPU: arguments sent once, each run timed by the
+// device's events (launches, library calls and any interpreter fallback's
+// transfers included), results handed back before the next run.
+absl::StatusOr<StrategyResult> MeasureCuda(const Module& module, fusion::Strategy strategy,
+                                           const std::vector<Literal>& arguments,
+                                           const BenchOptions& bench) {
+  runtime::CudaExecutableOptions options;
+  options.strategy = strategy;
+  SEAM_ASSIGN_OR_RETURN(std::unique_ptr<runtime::CudaExecutable> executable,
+                        runtime::CudaExecutable::Compile(module, options));
+  SEAM_ASSIGN_OR_RETURN(std::vector<runtime::DeviceValue> sent, executable->Upload(arguments));
+  auto run = [&]() -> absl::Status { return executable->RunOnDevice(sent).status(); };
+  SEAM_RETURN_IF_ERROR(run());  // the warm-up
+  std::vector<double> seconds;
+  for (int i = 0; i < bench.repeat; ++i) {
+    SEAM_ASSIGN_OR_RETURN(double s, executable->context().ElapsedSeconds(run));
+    seconds.push_back(s);
+  }
+  StrategyResult result;
+  result.timing = runtime::Summarize(std::move(seconds));
+  const runtime::ExecutableStats& stats = executable->stats();
+  result.kernels = stats.compiled_kernels;
+  result.library_calls = stats.blas_calls;
+  result.interpreted = static_cast<int64_t>(stats.fallbacks.size());
+  result.dram_bytes = executable->plan().Totals().cost.dram_bytes();
+  result.compile_s = stats.codegen_seconds + stats.compile_seconds;
+  return result;
+}
+
 absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<Pipeline>& passes,
                                      const std::string& file, std::unique_ptr<Module> module,
                                      const std::vector<std::string>& strategies, int index,
@@ -128,7 +158,9 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<
     std::fprintf(stderr, "[%d/%d] %s: %s\n", index + 1, count, workload.name.c_str(), name.c_str());
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(name);
     if (!strategy.ok()) return strategy.status();
-    absl::StatusOr<StrategyResult> result = Measure(*module, *strategy, arguments, options);
+    absl::StatusOr<StrategyResult> result =
+        options.backend == "cuda" ? MeasureCuda(*module, *strategy, arguments, options)
+                                  : Measure(*module, *strategy, arguments, options);
     if (!result.ok()) return result.status();
     workload.strategies[name] = *result;
   }
@@ -162,7 +194,7 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
-void PrintJson(const std::string& passes, double copy_gbps, const std::vector<Workload>& workloads,
+void PrintJson(const std::string& backend, const std::string& passes, double copy_gbps, const std::vector<Workload>& workloads,
                const std::string& cost_model) {
   std::vector<std::string> items;
   for (const Workload& w : workloads) {
@@ -183,16 +215,17 @@ void PrintJson(const std::string& passes, double copy_gbps, const std::vector<Wo
         JsonString(w.name), JsonString(w.file), w.bytes, SpeedUp(w, "xla"), SpeedUp(w, "none"),
         absl::StrJoin(strategies, ", ")));
   }
-  std::printf("{\"backend\": \"cpu\", \"passes\": %s, \"copy_gbps\": %.3f, \"workloads\": [%s]%s}\n",
-              JsonString(passes).c_str(), copy_gbps,
+  std::printf("{\"backend\": %s, \"passes\": %s, \"copy_gbps\": %.3f, \"workloads\": [%s]%s}\n",
+              JsonString(backend).c_str(), JsonString(passes).c_str(), copy_gbps,
               absl::StrJoin(items, ", ").c_str(),
               cost_model.empty() ? "" : absl::StrCat(", \"cost_model\": ", cost_model).c_str());
 }
 
-void PrintTable(double copy_gbps, const std::vector<std::string>& strategies,
-                const std::vector<Workload>& workloads) {
-  std::printf("copy bandwidth: %.1f GB/s (OpenMP copy, the kernels' compiler and flags)\n",
-              copy_gbps);
+void PrintTable(const std::string& backend, double copy_gbps,
+                const std::vector<std::string>& strategies, const std::vector<Workload>& workloads) {
+  std::printf("copy bandwidth: %.1f GB/s (%s)\n", copy_gbps,
+              backend == "cuda" ? "device-to-device copy of 1 GiB, timed by events"
+                                : "OpenMP copy, the kernels' compiler and flags");
   std::printf("%-34s", "workload");
   for (const std::string& s : strategies) std::printf(" %10s", (s + " ms").c_str());
   std::printf(" %8s %8s %7s %8s %7s\n", "st/xla", "st/none", "kernels", "GB/s", "of copy");
@@ -244,8 +277,20 @@ std::string ConstantsJson(const fusion::DeviceSpec& d) {
       d.dram_gbps, d.cache_gbps, d.flops_per_ns, d.launch_us, d.grid_barrier_us);
 }
 
+// The machine's copy bandwidth on the backend timed.
+absl::StatusOr<double> CopyBandwidth(const BenchOptions& options) {
+  if (options.backend != "cuda") return runtime::CopyBandwidthGBps(options.repeat);
+  SEAM_ASSIGN_OR_RETURN(std::unique_ptr<runtime::cuda::Context> context, runtime::cuda::Context::Open());
+  return runtime::DeviceCopyBandwidthGBps(*context, options.repeat);
+}
+
 int Bench(const BenchOptions& options) {
-  if (options.backend == "cuda") return Fail(CudaRunUnavailable());
+  if (options.backend == "cuda") {
+    if (absl::Status device = CudaBackendAvailable(); !device.ok()) return Fail(device);
+    if (options.calibrate) {
+      return Fail(absl::InvalidArgumentError("--calibrate fits the CPU's constants: use --backend=cpu"));
+    }
+  }
   std::vector<std::string> strategies = absl::StrSplit(options.strategies, ',', absl::SkipEmpty());
   for (const std::string& s : strategies) {
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(s);
@@ -254,7 +299,7 @@ int Bench(const BenchOptions& options) {
   // Parsed before anything is timed: a typo fails fast.
   absl::StatusOr<std::optional<Pipeline>> passes = ParsePassSpec(options.passes);
   if (!passes.ok()) return Fail(passes.status());
-  absl::StatusOr<double> copy_gbps = runtime::CopyBandwidthGBps(options.repeat);
+  absl::StatusOr<double> copy_gbps = CopyBandwidth(options);
   if (!copy_gbps.ok()) return Fail(copy_gbps.status());
   std::vector<Workload> workloads;
   for (size_t k = 0; k < options.files.size(); ++k) {
@@ -277,9 +322,9 @@ int Bench(const BenchOptions& options) {
           check->before.samples, AccuracyJson(check->before), AccuracyJson(check->after),
           ConstantsJson(check->calibrated));
     }
-    PrintJson(options.passes, *copy_gbps, workloads, cost_model);
+    PrintJson(options.backend, options.passes, *copy_gbps, workloads, cost_model);
   } else {
-    PrintTable(*copy_gbps, strategies, workloads);
+    PrintTable(options.backend, *copy_gbps, strategies, workloads);
     if (check.has_value()) {
       std::printf(
           "cost model, %d kernels: rank correlation %.3f, |log2(estimate/measured)| median %.2f "
@@ -311,7 +356,7 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "bench", "Time modules under each fusion strategy against the machine's copy bandwidth");
   command->add_option("FILES", options->files, "HLO text files, one module each")->required();
-  command->add_option("--backend", options->backend, "Where to run: cpu (cuda: see seam compile)")
+  command->add_option("--backend", options->backend, "Where to run: cpu or cuda (an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->default_val("cpu");
   command->add_option("--strategies", options->strategies,

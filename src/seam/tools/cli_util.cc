@@ -64,15 +64,12 @@ absl::Status CheckArgumentsFitInMemory(const Computation& entry) {
   return absl::OkStatus();
 }
 
-absl::Status CudaRunUnavailable() {
-  constexpr absl::string_view kAheadOfTime =
-      "`seam compile FILE --backend=cuda --target=sm_90` compiles the kernels to PTX without one";
+absl::Status CudaBackendAvailable() {
   absl::Status device = runtime::CudaDevicePresent();
-  if (!device.ok()) {
-    return absl::UnavailableError(absl::StrCat("--backend=cuda: ", device.message(), "; ", kAheadOfTime));
-  }
-  return absl::UnimplementedError(absl::StrCat(
-      "--backend=cuda: running kernels on the device is not in this build yet; ", kAheadOfTime));
+  if (device.ok()) return device;
+  return absl::UnavailableError(absl::StrCat(
+      "--backend=cuda: ", device.message(),
+      "; `seam compile FILE --backend=cuda --target=sm_90` compiles the kernels to PTX without one"));
 }
 
 }  // namespace seam

@@ -36,9 +36,8 @@ absl::Status RunPassSpec(Module& module, const std::string& spec);
 // killed by the OOM killer explains nothing.
 absl::Status CheckArgumentsFitInMemory(const Computation& entry);
 
-// Why `--backend=cuda` cannot run here: no driver or device (said first,
-// as the likelier cause), or no device execution in this build yet; both
-// point to `seam compile --backend=cuda`, which needs no device.
-absl::Status CudaRunUnavailable();
+// Ok when `--backend=cuda` can run here; otherwise why not (no driver or
+// device), pointing to `seam compile --backend=cuda`, which needs neither.
+absl::Status CudaBackendAvailable();
 
 }  // namespace seam

@@ -2,6 +2,7 @@
 // and print a summary of every output; --output saves them as .npz.
 // --backend=cpu (the default) runs the default pipeline (or --passes=SPEC),
 // plans fusion with --fusion=none|xla|stitch and runs compiled kernels;
+// --backend=cuda does the same on an NVIDIA GPU;
 // --backend=interp interprets, after --passes=SPEC when given. With
 // --verify the module also runs as written in the interpreter, on the same
 // inputs, and the outputs must agree.
@@ -18,6 +19,7 @@
 #include "seam/eval/npy.h"
 #include "seam/text/parser.h"
 #include "seam/passes/pipeline.h"
+#include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
@@ -44,7 +46,7 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   if (!original.ok()) return Fail(original.status());
   Evaluator evaluator;
   // Compiled kernels accumulate bf16/f16 reductions in f32; so does their oracle.
-  evaluator.set_wide_accumulation(options.backend == "cpu");
+  evaluator.set_wide_accumulation(options.backend != "interp");
   absl::StatusOr<Literal> expected = evaluator.Run(**original, arguments);
   if (!expected.ok()) return FailAt(options.file, expected.status());
   std::vector<NamedResult> want = NameResults(*(*original)->entry(), std::move(*expected));
@@ -67,40 +69,59 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   return 0;
 }
 
-// Plans, compiles and runs the module on the CPU backend, printing what was
-// compiled and what the interpreter runs instead.
-absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& module,
-                                    const std::vector<Literal>& arguments, double& seconds) {
-  runtime::ExecutableOptions executable_options;
-  absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options.fusion);
-  if (!strategy.ok()) return strategy.status();
-  executable_options.plan.strategy = *strategy;
-  executable_options.dump_to = options.dump_to;
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      runtime::Executable::Compile(module, executable_options);
-  if (!executable.ok()) return executable.status();
-  const runtime::ExecutableStats& stats = (*executable)->stats();
-  fusion::PlanTotals totals = (*executable)->plan().Totals();
+// Prints what was compiled and what the interpreter runs instead.
+void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& stats,
+                   const fusion::FusionPlan& plan) {
+  bool cuda = options.backend == "cuda";
   std::printf("compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
-              "%lld BLAS call(s), %lld alias(es); codegen %.3f s, C++ %.3f s%s\n",
+              "%lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
               static_cast<long long>(stats.compiled_kernels), options.fusion.c_str(),
-              static_cast<long long>(totals.MemoryIntensiveKernels()),
-              static_cast<long long>(stats.blas_calls), static_cast<long long>(stats.aliases),
-              stats.codegen_seconds, stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
+              static_cast<long long>(plan.Totals().MemoryIntensiveKernels()),
+              static_cast<long long>(stats.blas_calls), cuda ? "cuBLAS" : "BLAS",
+              static_cast<long long>(stats.aliases), stats.codegen_seconds, cuda ? "NVRTC" : "C++",
+              stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
   if (!stats.fallbacks.empty()) {
     std::printf("interpreted: %zu op(s) or kernel(s) no compiled path covers\n",
                 stats.fallbacks.size());
     for (const std::string& f : stats.fallbacks) std::printf("  %s\n", f.c_str());
   }
-  auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Literal> result = (*executable)->Run(arguments);
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
+}
+
+// Plans, compiles and runs the module on the CPU or CUDA backend.
+absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& module,
+                                    const std::vector<Literal>& arguments, double& seconds) {
+  absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options.fusion);
+  if (!strategy.ok()) return strategy.status();
+  auto timed = [&](auto& executable) {
+    PrintCompiled(options, executable.stats(), executable.plan());
+    auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<Literal> result = executable.Run(arguments);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  if (options.backend == "cuda") {
+    runtime::CudaExecutableOptions cuda_options;
+    cuda_options.strategy = *strategy;
+    cuda_options.dump_to = options.dump_to;
+    absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> executable =
+        runtime::CudaExecutable::Compile(module, cuda_options);
+    if (!executable.ok()) return executable.status();
+    return timed(**executable);
+  }
+  runtime::ExecutableOptions executable_options;
+  executable_options.plan.strategy = *strategy;
+  executable_options.dump_to = options.dump_to;
+  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
+      runtime::Executable::Compile(module, executable_options);
+  if (!executable.ok()) return executable.status();
+  return timed(**executable);
 }
 
 int Run(const RunOptions& options) {
-  if (options.backend == "cuda") return Fail(CudaRunUnavailable());
-  bool compiled = options.backend == "cpu";
+  if (options.backend == "cuda") {
+    if (absl::Status device = CudaBackendAvailable(); !device.ok()) return Fail(device);
+  }
+  bool compiled = options.backend != "interp";
   std::string spec = options.passes.empty() && compiled ? "default" : options.passes;
   absl::StatusOr<std::optional<Pipeline>> parsed = ParsePassSpec(spec);
   if (!parsed.ok()) return Fail(parsed.status());
@@ -185,14 +206,14 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                       "cuda (an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "interp", "cuda"}))
       ->default_val("cpu");
-  command->add_option("--fusion", options->fusion, "cpu: fusion strategy, none, xla or stitch")
+  command->add_option("--fusion", options->fusion, "cpu, cuda: fusion strategy, none, xla or stitch")
       ->check(CLI::IsMember({"none", "xla", "stitch"}))
       ->default_val("stitch");
   command->add_option("--passes", options->passes,
                       "Run these graph passes first (a pipeline spec, `default`, or `none`); "
-                      "cpu runs `default` unless told otherwise");
+                      "cpu and cuda run `default` unless told otherwise");
   command->add_option("--dump-to", options->dump_to,
-                      "cpu: write the fusion plan and the generated C++ to this directory");
+                      "cpu, cuda: write the fusion plan and the generated C++ or CUDA to this directory");
   command->add_flag("--verify", options->verify,
                     "Also run the module as written in the interpreter on the same inputs and "
                     "fail unless the outputs agree (float tolerance: f32 1e-3 relative, bf16 "

@@ -1,0 +1,108 @@
+// A module compiled for an NVIDIA GPU: its kernels compiled ahead of time
+// for the device's architecture (cuda_compiler.h) and loaded as one cubin,
+// run by the same schedule of steps as on the CPU (program.h) with every
+// value in device memory from step to step. Dots run through cuBLAS; what
+// no GPU path covers runs in the interpreter, its operands brought to the
+// host and its result sent back, and is listed in stats().fallbacks.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "seam/eval/evaluator.h"
+#include "seam/fusion/planner.h"
+#include "seam/ir/literal.h"
+#include "seam/runtime/cublas.h"
+#include "seam/runtime/cuda_compiler.h"
+#include "seam/runtime/cuda_driver.h"
+#include "seam/runtime/executable.h"
+#include "seam/runtime/program.h"
+
+namespace seam::runtime {
+
+struct CudaExecutableOptions {
+  fusion::Strategy strategy = fusion::Strategy::kStitch;
+  // When set: the plan, the .cu, the .ptx and the .cubin go here.
+  std::string dump_to;
+};
+
+// A value in device memory: an array's buffer, or a tuple's elements.
+// Buffers are shared (tuples and reshapes view them) and never written
+// after the step producing them, so sharing needs no copies.
+struct DeviceValue {
+  Shape shape;
+  std::shared_ptr<cuda::DeviceBuffer> buffer;
+  std::vector<DeviceValue> elements;
+};
+
+class CudaExecutable {
+ public:
+  // Opens device 0, plans `module` (which should have been through the
+  // default pipeline) for it, compiles and loads its kernels. Unavailable
+  // without a device. The module must outlive this.
+  static absl::StatusOr<std::unique_ptr<CudaExecutable>> Compile(const Module& module,
+                                                                 const CudaExecutableOptions& options);
+  ~CudaExecutable();
+
+  // Sends the arguments to the device, runs the entry computation and
+  // brings its result back.
+  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+
+  // The same in parts, for timing runs without the transfers. Device
+  // values must not outlive this executable's context.
+  absl::StatusOr<std::vector<DeviceValue>> Upload(absl::Span<const Literal> arguments);
+  absl::StatusOr<DeviceValue> RunOnDevice(const std::vector<DeviceValue>& arguments);
+  absl::StatusOr<Literal> Download(const DeviceValue& value);
+
+  cuda::Context& context() { return *context_; }
+  const ExecutableStats& stats() const { return stats_; }
+  const fusion::FusionPlan& plan() const { return program_.plan; }
+  const CudaProgram& program() const { return program_; }
+
+ private:
+  struct Launch {
+    cuda::Function function;
+    cuda::LaunchShape shape;
+  };
+  class DevicePool;
+
+  CudaExecutable() = default;
+  absl::Status Build(const Module& module, const CudaExecutableOptions& options);
+  absl::StatusOr<DeviceValue> RunProgram(const Program& program, std::vector<DeviceValue> arguments);
+  absl::StatusOr<DeviceValue> RunInstruction(const Instruction& i,
+                                             absl::flat_hash_map<const Instruction*, DeviceValue>& values);
+  absl::Status RunKernel(const Step& step, absl::flat_hash_map<const Instruction*, DeviceValue>& values);
+  absl::Status InterpretKernel(const Step& step,
+                               absl::flat_hash_map<const Instruction*, DeviceValue>& values);
+  absl::StatusOr<DeviceValue> Interpret(const Instruction& i, absl::Span<const DeviceValue* const> operands);
+  absl::StatusOr<DeviceValue> Gemm(const Instruction& dot, const DeviceValue& lhs, const DeviceValue& rhs);
+  absl::StatusOr<DeviceValue> Send(const Literal& value);
+  absl::StatusOr<std::shared_ptr<cuda::DeviceBuffer>> Allocate(const Shape& shape);
+
+  const Module* module_ = nullptr;
+  std::shared_ptr<cuda::Context> context_;
+  std::shared_ptr<DevicePool> pool_;
+  std::unique_ptr<cuda::Blas> blas_;
+  CudaProgram program_;
+  std::unique_ptr<cuda::Module> loaded_;
+  absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
+  std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
+  std::vector<Launch> launches_;
+  absl::flat_hash_map<const Instruction*, DeviceValue> constants_;  // sent once, on first use
+  Evaluator evaluator_;
+  ExecutableStats stats_;
+};
+
+// The schedule of steps for `program`: its plan's kernels lowered again
+// and bound by name to the CUDA kernels rendered for them. Needs no device.
+Programs ScheduleCudaProgram(const CudaProgram& program);
+
+// Whether cuBLAS serves `dot`: float operands and result of one type, each
+// operand already a stack of row-major matrices either way round.
+bool CublasServes(const Instruction& dot);
+
+}  // namespace seam::runtime
