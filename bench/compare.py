@@ -37,7 +37,8 @@ make_workloads.py): it creates the venv when missing, installs the JAX pins
 of make_workloads.py, torch (the CPU wheel index first, PyPI when that index
 is unreachable; PyPI's CUDA build for --device cuda) and matplotlib there,
 then re-executes under it. When everything is installed that check costs no
-pip call.
+pip call. SEAM_BENCH_PYTHON=current skips all of that and uses the running
+interpreter's packages as they are.
 """
 
 import argparse
@@ -195,8 +196,13 @@ def apply_malloc(args, argv):
 
 def bootstrap(args):
   """Re-executes this script in bench/.venv, creating it and installing what
-  is missing first."""
+  is missing first. SEAM_BENCH_PYTHON=current keeps the running interpreter
+  and its packages, whatever their versions (a machine with JAX and PyTorch
+  preinstalled and no network, such as a lent GPU machine)."""
   argv = [os.path.abspath(__file__), *sys.argv[1:]]
+  if os.environ.get("SEAM_BENCH_PYTHON") == "current":
+    apply_malloc(args, argv)
+    return
   if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
     missing = missing_packages(args.device)
     if not missing:

@@ -49,7 +49,11 @@ def has_pinned_jax():
 
 def bootstrap():
   """Re-executes this script in bench/.venv, creating it and installing the
-  pinned JAX first where needed."""
+  pinned JAX first where needed. SEAM_BENCH_PYTHON=current keeps the running
+  interpreter and its packages (a machine with JAX preinstalled and no
+  network, such as a lent GPU machine)."""
+  if os.environ.get("SEAM_BENCH_PYTHON") == "current":
+    return
   if in_venv():
     if not has_pinned_jax():
       subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", *PINNED])
