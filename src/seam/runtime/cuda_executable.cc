@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
+#include "seam/runtime/blas_conv.h"
 #include "seam/runtime/blas_dot.h"
 #include "seam/util/status_macros.h"
 
@@ -46,6 +47,13 @@ namespace {
 
 using Values = absl::flat_hash_map<const Instruction*, DeviceValue>;
 
+// Dots cuBLAS does not take and convolutions run on the host's BLAS (far
+// faster than the interpreter) until the GPU has its own.
+bool HostBlasServes(const Instruction& i) {
+  return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
+         (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
+}
+
 int64_t ArrayBytes(const Shape& shape) {
   return shape.ElementCount().value_or(0) * DTypeByteSize(shape.dtype());
 }
@@ -66,7 +74,11 @@ Programs ScheduleCudaProgram(const CudaProgram& program) {
     if (it != program.symbol_of_name.end()) return it->second;
     return absl::UnimplementedError("no CUDA kernel generated (see the compile report)");
   };
-  return BuildPrograms(program.plan, generate, CublasServes);
+  auto describe_fallback = [](const Instruction& i) -> std::string {
+    return HostBlasServes(i) ? "host BLAS, operands to the host and back"
+                             : "interpreter, operands to the host and back";
+  };
+  return BuildPrograms(program.plan, generate, CublasServes, describe_fallback);
 }
 
 bool CublasServes(const Instruction& dot) {
@@ -250,8 +262,16 @@ absl::StatusOr<DeviceValue> CudaExecutable::Interpret(const Instruction& i,
   }
   std::vector<const Literal*> pointers;
   for (const Literal& h : host) pointers.push_back(&h);
-  SEAM_ASSIGN_OR_RETURN(Literal result, EvalInstruction(i, pointers, evaluator_));
-  return Send(result);
+  absl::StatusOr<Literal> result = absl::UnknownError("");
+  if (HostBlasServes(i) && i.opcode() == Opcode::kConvolution) {
+    result = BlasConvolution(host_pool_, i, host[0], host[1]);
+  } else if (HostBlasServes(i)) {
+    result = BlasDot(host_pool_, i, host[0], host[1]);
+  } else {
+    result = EvalInstruction(i, pointers, evaluator_);
+  }
+  if (!result.ok()) return result.status();
+  return Send(*result);
 }
 
 // Member by member in the interpreter, on the host (an alias's reshape is

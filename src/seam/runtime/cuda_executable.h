@@ -2,8 +2,9 @@
 // for the device's architecture (cuda_compiler.h) and loaded as one cubin,
 // run by the same schedule of steps as on the CPU (program.h) with every
 // value in device memory from step to step. Dots run through cuBLAS; what
-// no GPU path covers runs in the interpreter, its operands brought to the
-// host and its result sent back, and is listed in stats().fallbacks.
+// no GPU path covers runs on the host (other dots and convolutions through
+// the host's BLAS, the rest in the interpreter), its operands brought over
+// and its result sent back, and is listed in stats().fallbacks.
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@
 #include "seam/eval/evaluator.h"
 #include "seam/fusion/planner.h"
 #include "seam/ir/literal.h"
+#include "seam/runtime/buffer_pool.h"
 #include "seam/runtime/cublas.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_driver.h"
@@ -94,6 +96,7 @@ class CudaExecutable {
   std::vector<Launch> launches_;
   absl::flat_hash_map<const Instruction*, DeviceValue> constants_;  // sent once, on first use
   Evaluator evaluator_;
+  BufferPool host_pool_;  // host fallbacks' BLAS temporaries
   ExecutableStats stats_;
 };
 

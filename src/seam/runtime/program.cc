@@ -101,7 +101,8 @@ Step KernelStep(const fusion::Kernel& k, int position) {
 }  // namespace
 
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
-                       const IsLibraryCall& library_call) {
+                       const IsLibraryCall& library_call,
+                       const DescribeFallback& describe_fallback) {
   Programs out;
   for (size_t c = 0; c < plan.computations.size(); ++c) {
     const fusion::ComputationPlan& cp = plan.computations[c];
@@ -147,7 +148,8 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
       step.position = position[i];
       if (library_call(*i)) ++out.library_calls;
       if (!RunsNatively(*i, library_call)) {
-        out.fallbacks.push_back(absl::StrCat(i->name(), " (", OpcodeName(i->opcode()), "): interpreter"));
+        out.fallbacks.push_back(absl::StrCat(i->name(), " (", OpcodeName(i->opcode()), "): ",
+                                             describe_fallback ? describe_fallback(*i) : "interpreter"));
       }
       program->steps.push_back(std::move(step));
     }

@@ -63,9 +63,15 @@ using GenerateKernel =
 // convolution) rather than the interpreter.
 using IsLibraryCall = std::function<bool(const Instruction&)>;
 
+// How the backend runs an instruction that is neither structure, control
+// flow nor a library call, for stats().fallbacks ("interpreter" when not
+// given).
+using DescribeFallback = std::function<std::string(const Instruction&)>;
+
 // Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
 // generates it through `generate` and schedules each computation's steps.
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
-                       const IsLibraryCall& library_call);
+                       const IsLibraryCall& library_call,
+                       const DescribeFallback& describe_fallback = nullptr);
 
 }  // namespace seam::runtime
