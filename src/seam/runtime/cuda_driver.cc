@@ -403,48 +403,38 @@ absl::StatusOr<DeviceBuffer> Context::Allocate(int64_t bytes) {
   return DeviceBuffer(this, ptr, bytes);
 }
 
-absl::Status Context::CopyToDevice(DevicePointer destination, const void* source, int64_t bytes) {
-  SEAM_RETURN_IF_ERROR(CheckBytes(bytes, "cuMemcpyHtoD"));
+// One transfer of `bytes` bytes by `call` (a driver call), in `context`;
+// nothing to do for none.
+template <typename Call>
+absl::Status Transfer(const Context& context, absl::string_view name, int64_t bytes, Call call) {
+  SEAM_RETURN_IF_ERROR(CheckBytes(bytes, name));
   if (bytes == 0) return absl::OkStatus();
-  SEAM_RETURN_IF_ERROR(MakeCurrent());
-  if (CUresult rc = TheDriver().memcpy_htod(destination, source, static_cast<size_t>(bytes));
-      rc != kSuccess) {
-    return Error(rc, absl::StrCat("cuMemcpyHtoD(", bytes, " bytes)"));
+  SEAM_RETURN_IF_ERROR(context.MakeCurrent());
+  if (CUresult rc = call(static_cast<size_t>(bytes)); rc != kSuccess) {
+    return Error(rc, absl::StrCat(name, "(", bytes, " bytes)"));
   }
   return absl::OkStatus();
+}
+
+absl::Status Context::CopyToDevice(DevicePointer destination, const void* source, int64_t bytes) {
+  return Transfer(*this, "cuMemcpyHtoD", bytes,
+                  [&](size_t n) { return TheDriver().memcpy_htod(destination, source, n); });
 }
 
 absl::Status Context::CopyToHost(void* destination, DevicePointer source, int64_t bytes) {
-  SEAM_RETURN_IF_ERROR(CheckBytes(bytes, "cuMemcpyDtoH"));
-  if (bytes == 0) return absl::OkStatus();
-  SEAM_RETURN_IF_ERROR(MakeCurrent());
-  if (CUresult rc = TheDriver().memcpy_dtoh(destination, source, static_cast<size_t>(bytes));
-      rc != kSuccess) {
-    return Error(rc, absl::StrCat("cuMemcpyDtoH(", bytes, " bytes)"));
-  }
-  return absl::OkStatus();
+  return Transfer(*this, "cuMemcpyDtoH", bytes,
+                  [&](size_t n) { return TheDriver().memcpy_dtoh(destination, source, n); });
 }
 
-absl::Status Context::CopyOnDevice(DevicePointer destination, DevicePointer source, int64_t bytes) {
-  SEAM_RETURN_IF_ERROR(CheckBytes(bytes, "cuMemcpyDtoD"));
-  if (bytes == 0) return absl::OkStatus();
-  SEAM_RETURN_IF_ERROR(MakeCurrent());
-  if (CUresult rc = TheDriver().memcpy_dtod(destination, source, static_cast<size_t>(bytes));
-      rc != kSuccess) {
-    return Error(rc, absl::StrCat("cuMemcpyDtoD(", bytes, " bytes)"));
-  }
-  return absl::OkStatus();
+absl::Status Context::CopyOnDevice(DevicePointer destination, DevicePointer source,
+                                   int64_t bytes) {
+  return Transfer(*this, "cuMemcpyDtoD", bytes,
+                  [&](size_t n) { return TheDriver().memcpy_dtod(destination, source, n); });
 }
 
 absl::Status Context::Zero(DevicePointer destination, int64_t bytes) {
-  SEAM_RETURN_IF_ERROR(CheckBytes(bytes, "cuMemsetD8"));
-  if (bytes == 0) return absl::OkStatus();
-  SEAM_RETURN_IF_ERROR(MakeCurrent());
-  if (CUresult rc = TheDriver().memset_d8(destination, 0, static_cast<size_t>(bytes));
-      rc != kSuccess) {
-    return Error(rc, absl::StrCat("cuMemsetD8(", bytes, " bytes)"));
-  }
-  return absl::OkStatus();
+  return Transfer(*this, "cuMemsetD8", bytes,
+                  [&](size_t n) { return TheDriver().memset_d8(destination, 0, n); });
 }
 
 absl::Status Context::Synchronize() {
