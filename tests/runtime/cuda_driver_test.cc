@@ -442,7 +442,8 @@ void ExpectGemm(Context& context, Blas& blas, const GemmShape& shape, double tol
   }
 
   std::vector<uint8_t> a_bytes = Encode(shape.dtype, a), b_bytes = Encode(shape.dtype, b);
-  std::vector<uint8_t> c_bytes(want.size() * ElementBytes(shape.dtype));
+  const DType c_type = shape.output_dtype.value_or(shape.dtype);
+  std::vector<uint8_t> c_bytes(want.size() * ElementBytes(c_type));
   absl::StatusOr<DeviceBuffer> a_buffer = context.Allocate(a_bytes.size());
   absl::StatusOr<DeviceBuffer> b_buffer = context.Allocate(b_bytes.size());
   absl::StatusOr<DeviceBuffer> c_buffer = context.Allocate(c_bytes.size());
@@ -452,10 +453,11 @@ void ExpectGemm(Context& context, Blas& blas, const GemmShape& shape, double tol
   absl::Status multiplied = blas.Gemm(shape, a_buffer->ptr(), b_buffer->ptr(), c_buffer->ptr());
   ASSERT_TRUE(multiplied.ok()) << multiplied;
   ASSERT_TRUE(context.CopyToHost(c_bytes.data(), c_buffer->ptr(), c_bytes.size()).ok());
-  std::vector<double> got = Decode(shape.dtype, c_bytes);
+  std::vector<double> got = Decode(c_type, c_bytes);
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_NEAR(got[i], want[i], tolerance * std::abs(want[i]))
-        << "C element " << i << " of " << DTypeName(shape.dtype) << " batch " << batch << " m " << m
+        << "C element " << i << " of " << DTypeName(shape.dtype) << " into " << DTypeName(c_type)
+        << " batch " << batch << " m " << m
         << " n " << n << " k " << k << (shape.transpose_a ? " A transposed" : "")
         << (shape.transpose_b ? " B transposed" : "");
   }
@@ -490,6 +492,14 @@ TEST_F(CudaBlasTest, MultipliesBF16AndF16) {
   }
 }
 
+TEST_F(CudaBlasTest, MultipliesBF16AndF16IntoF32) {
+  for (DType dtype : {DType::kBF16, DType::kF16}) {
+    GemmShape shape = Shape(dtype, true, false);
+    shape.output_dtype = DType::kF32;
+    ExpectGemm(*context_, *blas_, shape, 1e-6);
+  }
+}
+
 TEST_F(CudaBlasTest, ReusesOneMatrixAcrossTheBatch) {
   GemmShape shape = Shape(DType::kF32, false, true);
   shape.stride_b = 0;
@@ -503,6 +513,9 @@ TEST_F(CudaBlasTest, RefusesWhatItCannotMultiply) {
   EXPECT_TRUE(absl::StartsWith(refused.message(), "cublasGemmStridedBatchedEx(s32")) << refused;
   shape = Shape(DType::kF32, false, false);
   shape.stride_c = 1;
+  EXPECT_EQ(blas_->Gemm(shape, 0, 0, 0).code(), absl::StatusCode::kInvalidArgument);
+  shape = Shape(DType::kF32, false, false);
+  shape.output_dtype = DType::kBF16;  // only f16 and bf16 widen, to f32
   EXPECT_EQ(blas_->Gemm(shape, 0, 0, 0).code(), absl::StatusCode::kInvalidArgument);
 }
 

@@ -158,23 +158,22 @@ absl::Status Blas::Gemm(const GemmShape& shape, DevicePointer a, DevicePointer b
                         shape.transpose_a ? ", A transposed" : "",
                         shape.transpose_b ? ", B transposed" : "", ")");
   };
-  int data_type = 0;
-  switch (shape.dtype) {
-    case DType::kF32:
-      data_type = kDataF32;
-      break;
-    case DType::kF16:
-      data_type = kDataF16;
-      break;
-    case DType::kBF16:
-      data_type = kDataBF16;
-      break;
-    case DType::kF64:
-      data_type = kDataF64;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat(call(), ": cuBLAS multiplies f32, f16, bf16 and f64 only"));
+  // cudaDataType of A and B (`dtype`) and of C (`output_dtype`, or dtype).
+  auto data_type_of = [](DType t) -> int {
+    switch (t) {
+      case DType::kF32: return kDataF32;
+      case DType::kF16: return kDataF16;
+      case DType::kBF16: return kDataBF16;
+      case DType::kF64: return kDataF64;
+      default: return -1;
+    }
+  };
+  const DType output = shape.output_dtype.value_or(shape.dtype);
+  const int data_type = data_type_of(shape.dtype), c_type = data_type_of(output);
+  bool half_to_f32 = (shape.dtype == DType::kF16 || shape.dtype == DType::kBF16) && output == DType::kF32;
+  if (data_type < 0 || c_type < 0 || (output != shape.dtype && !half_to_f32)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        call(), ": cuBLAS multiplies f32, f16, bf16 and f64 into the same type, or f16 and bf16 into f32"));
   }
   for (int64_t extent : {shape.batch, shape.m, shape.n, shape.k}) {
     if (extent < 1 || extent > INT_MAX) {
@@ -214,7 +213,7 @@ absl::Status Blas::Gemm(const GemmShape& shape, DevicePointer a, DevicePointer b
   CublasStatus rc = Library().gemm_strided_batched_ex(
       handle_, shape.transpose_b ? kOpT : kOpN, shape.transpose_a ? kOpT : kOpN, n, m, k, alpha,
       Address(b), data_type, ldb, shape.stride_b, Address(a), data_type, lda, shape.stride_a, beta,
-      Address(c), data_type, ldc, stride_c, static_cast<int>(shape.batch),
+      Address(c), c_type, ldc, stride_c, static_cast<int>(shape.batch),
       f64 ? kCompute64F : kCompute32F, kGemmDefault);
   if (rc != kSuccess) return Error(rc, call());
   return absl::OkStatus();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -28,6 +29,9 @@ absl::StatusOr<std::string> CublasVersion();
 // stored k×n, or n×k when transpose_b), and C is m×n.
 struct GemmShape {
   DType dtype = DType::kF32;  // of A, B and C: kF32, kF16, kBF16 or kF64
+  // C's type when not dtype: kF32 for kF16 or kBF16 operands (XLA's
+  // preferred_element_type=f32).
+  std::optional<DType> output_dtype;
   int64_t batch = 1;
   int64_t m = 0;
   int64_t n = 0;

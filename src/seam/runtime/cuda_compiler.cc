@@ -63,10 +63,12 @@ absl::StatusOr<CudaProgram> RenderForCuda(
 namespace {
 
 // PTX and a cubin for every kernel of `program`, and what each uses.
-absl::Status CompileAndMeasure(CudaProgram& program, const std::string& target) {
-  absl::StatusOr<NvrtcResult> ptx = CompileToPtx(program.source, target);
-  if (!ptx.ok()) return ptx.status();
-  program.ptx = *std::move(ptx);
+absl::Status CompileAndMeasure(CudaProgram& program, const std::string& target, bool with_ptx) {
+  if (with_ptx) {
+    absl::StatusOr<NvrtcResult> ptx = CompileToPtx(program.source, target);
+    if (!ptx.ok()) return ptx.status();
+    program.ptx = *std::move(ptx);
+  }
   absl::StatusOr<NvrtcResult> cubin = CompileToCubin(program.source, target);
   if (!cubin.ok()) return cubin.status();
   program.cubin = *std::move(cubin);
@@ -103,13 +105,15 @@ constexpr int kRelaxRounds = 2;
 }  // namespace
 
 absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
-                                           const std::string& target) {
+                                           const std::string& target, bool with_ptx) {
   absl::flat_hash_map<std::string, int64_t> caps;
   std::vector<std::string> relaxed;
   for (int round = 0;; ++round) {
     absl::StatusOr<CudaProgram> program = RenderForCuda(module, strategy, target, caps);
     if (!program.ok() || program->kernels.empty()) return program;
-    if (absl::Status compiled = CompileAndMeasure(*program, target); !compiled.ok()) return compiled;
+    if (absl::Status compiled = CompileAndMeasure(*program, target, with_ptx); !compiled.ok()) {
+      return compiled;
+    }
     bool again = false;
     for (size_t i = 0; round < kRelaxRounds && i < program->kernels.size(); ++i) {
       const codegen::CudaKernel& k = program->kernels[i];

@@ -63,8 +63,9 @@ absl::StatusOr<CudaProgram> RenderForCuda(
 // relax: kernels that spill at the register cap of their launch bounds are
 // rendered again with half the threads (raising the cap), down to 128, at
 // most twice.
+// Without `with_ptx` only the cubin is made (what a device loads).
 absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
-                                           const std::string& target);
+                                           const std::string& target, bool with_ptx = true);
 
 // Writes DIR/<name>.cu and DIR/<name>.plan.txt, and with compiled
 // kernels DIR/<name>.<target>.ptx and .cubin (DIR is created).

@@ -152,8 +152,9 @@ class Context {
   // for this device).
   absl::StatusOr<std::unique_ptr<Module>> Load(const std::string& image);
 
-  // Seconds the device spent on the work `enqueue` submits, measured by
-  // events recorded before and after it on the default stream.
+  // Seconds from an event recorded on the default stream before `enqueue`
+  // submits its work to one recorded after it: the device's time for that
+  // work, or the host's time to submit it where that is longer.
   absl::StatusOr<double> ElapsedSeconds(const std::function<absl::Status()>& enqueue);
 
  private:

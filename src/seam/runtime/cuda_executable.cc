@@ -1,5 +1,6 @@
 #include "seam/runtime/cuda_executable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -27,7 +28,13 @@ class CudaExecutable::DevicePool : public std::enable_shared_from_this<DevicePoo
       buffer = std::move(free.back());
       free.pop_back();
     } else {
-      SEAM_ASSIGN_OR_RETURN(buffer, context_->Allocate(bytes));
+      absl::StatusOr<cuda::DeviceBuffer> fresh = context_->Allocate(bytes);
+      if (!fresh.ok() && absl::IsResourceExhausted(fresh.status())) {
+        free_.clear();  // memory held for other sizes goes back to the device first
+        fresh = context_->Allocate(bytes);
+      }
+      if (!fresh.ok()) return fresh.status();
+      buffer = *std::move(fresh);
     }
     // The deleter keeps the pool (and so the context) alive.
     std::shared_ptr<DevicePool> pool = shared_from_this();
@@ -82,14 +89,18 @@ Programs ScheduleCudaProgram(const CudaProgram& program) {
 }
 
 bool CublasServes(const Instruction& dot) {
-  if (!BlasHandles(dot)) return false;
-  DType t = dot.shape().dtype();
-  return dot.operand(0)->shape().dtype() == t && dot.operand(1)->shape().dtype() == t &&
-         GemmOfDot(dot).InPlace();
+  if (dot.opcode() != Opcode::kDot || !BlasHandles(dot)) return false;
+  static const bool present = cuda::CublasVersion().ok();
+  DType in = dot.operand(0)->shape().dtype(), out = dot.shape().dtype();
+  bool types = dot.operand(1)->shape().dtype() == in &&
+               (out == in || ((in == DType::kBF16 || in == DType::kF16) && out == DType::kF32));
+  return present && types && GemmOfDot(dot).InPlace();
 }
 
 CudaExecutable::~CudaExecutable() {
-  // Values and kernels go before the pool and the context they live in.
+  // Work still queued (after a failed run) finishes before its memory and
+  // code go; then values and kernels go before the pool and the context.
+  if (context_ != nullptr) context_->Synchronize().IgnoreError();
   constants_.clear();
   launches_.clear();
   loaded_.reset();
@@ -114,7 +125,9 @@ absl::Status CudaExecutable::Build(const Module& module, const CudaExecutableOpt
     return absl::UnimplementedError(absl::StrCat("device ", context_->info().name, " is ", arch,
                                                  ": ", spec.status().message()));
   }
-  SEAM_ASSIGN_OR_RETURN(program_, CompileForCuda(module, options.strategy, arch));
+  // PTX only when it is dumped: the device loads the cubin.
+  SEAM_ASSIGN_OR_RETURN(program_, CompileForCuda(module, options.strategy, arch,
+                                                 /*with_ptx=*/!options.dump_to.empty()));
   if (!options.dump_to.empty()) {
     SEAM_RETURN_IF_ERROR(WriteCudaProgram(options.dump_to, module.name(), arch, program_));
   }
@@ -212,6 +225,11 @@ absl::StatusOr<std::vector<DeviceValue>> CudaExecutable::Upload(absl::Span<const
 }
 
 absl::StatusOr<DeviceValue> CudaExecutable::RunOnDevice(const std::vector<DeviceValue>& arguments) {
+  if (arguments.size() != module_->entry()->parameters().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the entry computation takes ",
+                                                   module_->entry()->parameters().size(),
+                                                   " arguments, not ", arguments.size()));
+  }
   return RunProgram(*programs_.at(module_->entry()), arguments);
 }
 
@@ -281,8 +299,15 @@ absl::Status CudaExecutable::InterpretKernel(const Step& step, Values& values) {
   if (kernel.alias_only && kernel.inputs.size() == 1) {
     // Row-major reshapes and bitcasts: the output views the input's bytes.
     SEAM_ASSIGN_OR_RETURN(const DeviceValue* in, Find(values, kernel.inputs[0]));
-    for (const Instruction* o : kernel.outputs) values[o] = {o->shape(), in->buffer, {}};
-    return absl::OkStatus();
+    // Copied first: inserting the outputs may move the map's entries.
+    const DeviceValue input = *in;
+    bool same_bytes = std::all_of(kernel.outputs.begin(), kernel.outputs.end(), [&](const Instruction* o) {
+      return ArrayBytes(o->shape()) == ArrayBytes(input.shape);
+    });
+    if (same_bytes) {
+      for (const Instruction* o : kernel.outputs) values[o] = {o->shape(), input.buffer, {}};
+      return absl::OkStatus();
+    }
   }
   absl::flat_hash_map<const Instruction*, Literal> local;
   for (const Instruction* m : kernel.instructions) {
@@ -318,7 +343,8 @@ absl::StatusOr<DeviceValue> CudaExecutable::Gemm(const Instruction& dot, const D
     SEAM_RETURN_IF_ERROR(context_->Zero(out->ptr(), ArrayBytes(dot.shape())));
   } else {
     cuda::GemmShape shape;
-    shape.dtype = dot.shape().dtype();
+    shape.dtype = dot.operand(0)->shape().dtype();
+    shape.output_dtype = dot.shape().dtype();
     shape.batch = g.batch, shape.m = g.m, shape.n = g.n, shape.k = g.k;
     shape.transpose_a = g.lhs_transposed, shape.transpose_b = g.rhs_transposed;
     shape.stride_a = g.m * g.k, shape.stride_b = g.k * g.n, shape.stride_c = g.m * g.n;

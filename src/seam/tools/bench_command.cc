@@ -113,9 +113,10 @@ absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy st
   return result;
 }
 
-// The same on the GPU: arguments sent once, each run timed by the
-// device's events (launches, library calls and any interpreter fallback's
-// transfers included), results handed back before the next run.
+// The same on the GPU: arguments sent once, each run timed by events on
+// the stream from before its first launch to after its last (so host time
+// spent queueing launches, library calls and any host fallback's transfers
+// counts too), results handed back before the next run.
 absl::StatusOr<StrategyResult> MeasureCuda(const Module& module, fusion::Strategy strategy,
                                            const std::vector<Literal>& arguments,
                                            const BenchOptions& bench) {
@@ -131,6 +132,8 @@ absl::StatusOr<StrategyResult> MeasureCuda(const Module& module, fusion::Strateg
     SEAM_ASSIGN_OR_RETURN(double s, executable->context().ElapsedSeconds(run));
     seconds.push_back(s);
   }
+  // A kernel that faulted surfaces here, not in the events' times.
+  SEAM_RETURN_IF_ERROR(executable->context().Synchronize());
   StrategyResult result;
   result.timing = runtime::Summarize(std::move(seconds));
   const runtime::ExecutableStats& stats = executable->stats();
