@@ -1,8 +1,6 @@
 #include "seam/runtime/cuda_executable.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
