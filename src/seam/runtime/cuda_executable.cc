@@ -294,8 +294,11 @@ absl::StatusOr<DeviceValue> CudaExecutable::Interpret(const Instruction& i,
 // the interpreter's copy with the new shape).
 absl::Status CudaExecutable::InterpretKernel(const Step& step, Values& values) {
   const fusion::Kernel& kernel = *step.kernel;
-  if (kernel.alias_only && kernel.inputs.size() == 1) {
-    // Row-major reshapes and bitcasts: the output views the input's bytes.
+  bool reshapes = std::all_of(kernel.instructions.begin(), kernel.instructions.end(),
+                              [](const Instruction* m) { return m->opcode() == Opcode::kReshape; });
+  if (kernel.alias_only && reshapes && kernel.inputs.size() == 1) {
+    // Reshapes of row-major arrays: the output views the input's bytes.
+    // (A bitcast may change the layout, which moves data: interpreted.)
     SEAM_ASSIGN_OR_RETURN(const DeviceValue* in, Find(values, kernel.inputs[0]));
     // Copied first: inserting the outputs may move the map's entries.
     const DeviceValue input = *in;
