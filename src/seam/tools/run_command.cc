@@ -69,7 +69,8 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   return 0;
 }
 
-// Prints what was compiled and what the interpreter runs instead.
+// Prints what was compiled and what runs without it (the interpreter, or
+// on a GPU also the host's BLAS).
 void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& stats,
                    const fusion::FusionPlan& plan) {
   bool cuda = options.backend == "cuda";
@@ -81,7 +82,8 @@ void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& st
               static_cast<long long>(stats.aliases), stats.codegen_seconds, cuda ? "NVRTC" : "C++",
               stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
   if (!stats.fallbacks.empty()) {
-    std::printf("interpreted: %zu op(s) or kernel(s) no compiled path covers\n",
+    std::printf(cuda ? "on the host: %zu op(s) or kernel(s) no GPU path covers\n"
+                     : "interpreted: %zu op(s) or kernel(s) no compiled path covers\n",
                 stats.fallbacks.size());
     for (const std::string& f : stats.fallbacks) std::printf("  %s\n", f.c_str());
   }
