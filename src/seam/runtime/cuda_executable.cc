@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
-#include "seam/runtime/blas_conv.h"
 #include "seam/runtime/blas_dot.h"
+#include "seam/runtime/host_blas.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -51,13 +51,6 @@ class CudaExecutable::DevicePool : public std::enable_shared_from_this<DevicePoo
 namespace {
 
 using Values = absl::flat_hash_map<const Instruction*, DeviceValue>;
-
-// Dots cuBLAS does not take and convolutions run on the host's BLAS (far
-// faster than the interpreter) until the GPU has its own.
-bool HostBlasServes(const Instruction& i) {
-  return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
-         (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
-}
 
 int64_t ArrayBytes(const Shape& shape) {
   return shape.ElementCount().value_or(0) * DTypeByteSize(shape.dtype());
@@ -278,16 +271,12 @@ absl::StatusOr<DeviceValue> CudaExecutable::Interpret(const Instruction& i,
   }
   std::vector<const Literal*> pointers;
   for (const Literal& h : host) pointers.push_back(&h);
-  absl::StatusOr<Literal> result = absl::UnknownError("");
-  if (HostBlasServes(i) && i.opcode() == Opcode::kConvolution) {
-    result = BlasConvolution(host_pool_, i, host[0], host[1]);
-  } else if (HostBlasServes(i)) {
-    result = BlasDot(host_pool_, i, host[0], host[1]);
-  } else {
-    result = EvalInstruction(i, pointers, evaluator_);
-  }
-  if (!result.ok()) return result.status();
-  return Send(*result);
+  // Dots cuBLAS does not take and convolutions run on the host's BLAS (far
+  // faster than the interpreter) until the GPU has its own.
+  SEAM_ASSIGN_OR_RETURN(Literal result, HostBlasServes(i)
+                                            ? RunHostBlas(host_pool_, i, host[0], host[1])
+                                            : EvalInstruction(i, pointers, evaluator_));
+  return Send(result);
 }
 
 // Member by member in the interpreter, on the host (an alias's reshape is
@@ -338,10 +327,8 @@ absl::StatusOr<DeviceValue> CudaExecutable::Gemm(const Instruction& dot, const D
                                                  const DeviceValue& rhs) {
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<cuda::DeviceBuffer> out, Allocate(dot.shape()));
   const DotAsGemm g = GemmOfDot(dot);
-  if (g.m * g.n * g.batch == 0) {
-    SEAM_RETURN_IF_ERROR(context_->Zero(out->ptr(), ArrayBytes(dot.shape())));
-  } else if (g.k == 0) {
-    SEAM_RETURN_IF_ERROR(context_->Zero(out->ptr(), ArrayBytes(dot.shape())));
+  if (g.m * g.n * g.batch == 0 || g.k == 0) {
+    SEAM_RETURN_IF_ERROR(context_->Zero(out->ptr(), ArrayBytes(dot.shape())));  // sums of nothing
   } else {
     cuda::GemmShape shape;
     shape.dtype = dot.operand(0)->shape().dtype();
@@ -388,13 +375,7 @@ absl::StatusOr<DeviceValue> CudaExecutable::RunInstruction(const Instruction& i,
     case Opcode::kConditional: {
       std::vector<Computation*> branches = i.CalledComputations();
       SEAM_ASSIGN_OR_RETURN(Literal selector, Download(*operands[0]));
-      int64_t index;
-      if (selector.shape().dtype() == DType::kPred) {
-        index = selector.GetBits(0) != 0 ? 0 : 1;  // true_computation, false_computation
-      } else {
-        index = selector.GetInt(0);
-        if (index < 0 || index >= static_cast<int64_t>(branches.size())) index = branches.size() - 1;
-      }
+      int64_t index = BranchIndex(selector, static_cast<int64_t>(branches.size()));
       return RunProgram(*programs_.at(branches[index]), {*operands[1 + index]});
     }
     case Opcode::kCall: {

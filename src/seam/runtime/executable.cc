@@ -11,8 +11,7 @@
 #include "seam/eval/ops.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/plan_printer.h"
-#include "seam/runtime/blas_conv.h"
-#include "seam/runtime/blas_dot.h"
+#include "seam/runtime/host_blas.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -43,12 +42,6 @@ std::vector<Executable::Held> Only(Executable::Held argument) {
   std::vector<Executable::Held> arguments;
   arguments.push_back(std::move(argument));
   return arguments;
-}
-
-// Dots and convolutions that BLAS serves.
-bool BlasServes(const Instruction& i) {
-  return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
-         (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
 }
 
 absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan, const std::string& source) {
@@ -85,7 +78,7 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     if (fresh) sources.push_back(std::move(source));
     return symbol;
   };
-  Programs programs = BuildPrograms(plan_, generate, BlasServes);
+  Programs programs = BuildPrograms(plan_, generate, HostBlasServes);
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
   stats_.compiled_kernels = programs.compiled_kernels;
@@ -190,13 +183,7 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
   switch (i.opcode()) {
     case Opcode::kConditional: {
       std::vector<Computation*> branches = i.CalledComputations();
-      int64_t index;
-      if (operands[0]->shape().dtype() == DType::kPred) {
-        index = operands[0]->GetBits(0) != 0 ? 0 : 1;  // true_computation, false_computation
-      } else {
-        index = operands[0]->GetInt(0);
-        if (index < 0 || index >= static_cast<int64_t>(branches.size())) index = branches.size() - 1;
-      }
+      int64_t index = BranchIndex(*operands[0], static_cast<int64_t>(branches.size()));
       return RunProgram(*programs_.at(branches[index]), Only(Borrowed(*operands[1 + index])));
     }
     case Opcode::kCall: {
@@ -205,10 +192,8 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
       return RunProgram(*programs_.at(*i.attrs().to_apply), std::move(arguments));
     }
     case Opcode::kDot:
-      if (BlasHandles(i)) return BlasDot(pool_, i, *operands[0], *operands[1]);
-      break;
     case Opcode::kConvolution:
-      if (BlasConvolutionHandles(i)) return BlasConvolution(pool_, i, *operands[0], *operands[1]);
+      if (HostBlasServes(i)) return RunHostBlas(pool_, i, *operands[0], *operands[1]);
       break;
     default:
       break;

@@ -100,6 +100,12 @@ Step KernelStep(const fusion::Kernel& k, int position) {
 
 }  // namespace
 
+int64_t BranchIndex(const Literal& selector, int64_t branches) {
+  if (selector.shape().dtype() == DType::kPred) return selector.GetBits(0) != 0 ? 0 : 1;
+  int64_t index = selector.GetInt(0);
+  return index < 0 || index >= branches ? branches - 1 : index;
+}
+
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
                        const IsLibraryCall& library_call,
                        const DescribeFallback& describe_fallback) {

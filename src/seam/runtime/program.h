@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/fusion/fusion_plan.h"
+#include "seam/ir/literal.h"
 
 namespace seam::runtime {
 
@@ -67,6 +68,11 @@ using IsLibraryCall = std::function<bool(const Instruction&)>;
 // flow nor a library call, for stats().fallbacks ("interpreter" when not
 // given).
 using DescribeFallback = std::function<std::string(const Instruction&)>;
+
+// The branch a conditional takes for `selector`: a pred picks the true (0)
+// or false (1) computation; an index outside [0, branches) takes the last
+// branch, as in XLA.
+int64_t BranchIndex(const Literal& selector, int64_t branches);
 
 // Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
 // generates it through `generate` and schedules each computation's steps.

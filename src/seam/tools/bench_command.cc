@@ -78,6 +78,17 @@ double MinimumTraffic(const Computation& entry) {
   return bytes;
 }
 
+// What a strategy compiled, called and interpreted, and what it cost to
+// compile, beside its times.
+void CountWhatRan(const runtime::ExecutableStats& stats, const fusion::FusionPlan& plan,
+                  StrategyResult& result) {
+  result.kernels = stats.compiled_kernels;
+  result.library_calls = stats.blas_calls;
+  result.interpreted = static_cast<int64_t>(stats.fallbacks.size());
+  result.dram_bytes = plan.Totals().cost.dram_bytes();
+  result.compile_s = stats.codegen_seconds + stats.compile_seconds;
+}
+
 absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy strategy,
                                        const std::vector<Literal>& arguments,
                                        const BenchOptions& bench) {
@@ -104,12 +115,7 @@ absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy st
   for (const runtime::KernelProfile& p : (*executable)->kernel_profile()) {
     if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
   }
-  const runtime::ExecutableStats& stats = (*executable)->stats();
-  result.kernels = stats.compiled_kernels;
-  result.library_calls = stats.blas_calls;
-  result.interpreted = static_cast<int64_t>(stats.fallbacks.size());
-  result.dram_bytes = (*executable)->plan().Totals().cost.dram_bytes();
-  result.compile_s = stats.codegen_seconds + stats.compile_seconds;
+  CountWhatRan((*executable)->stats(), (*executable)->plan(), result);
   return result;
 }
 
@@ -136,12 +142,7 @@ absl::StatusOr<StrategyResult> MeasureCuda(const Module& module, fusion::Strateg
   SEAM_RETURN_IF_ERROR(executable->context().Synchronize());
   StrategyResult result;
   result.timing = runtime::Summarize(std::move(seconds));
-  const runtime::ExecutableStats& stats = executable->stats();
-  result.kernels = stats.compiled_kernels;
-  result.library_calls = stats.blas_calls;
-  result.interpreted = static_cast<int64_t>(stats.fallbacks.size());
-  result.dram_bytes = executable->plan().Totals().cost.dram_bytes();
-  result.compile_s = stats.codegen_seconds + stats.compile_seconds;
+  CountWhatRan(executable->stats(), executable->plan(), result);
   return result;
 }
 

@@ -1,0 +1,19 @@
+#include "seam/runtime/host_blas.h"
+
+#include "seam/runtime/blas_conv.h"
+#include "seam/runtime/blas_dot.h"
+
+namespace seam::runtime {
+
+bool HostBlasServes(const Instruction& i) {
+  return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
+         (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
+}
+
+absl::StatusOr<Literal> RunHostBlas(BufferPool& pool, const Instruction& i, const Literal& lhs,
+                                    const Literal& rhs) {
+  if (i.opcode() == Opcode::kConvolution) return BlasConvolution(pool, i, lhs, rhs);
+  return BlasDot(pool, i, lhs, rhs);
+}
+
+}  // namespace seam::runtime

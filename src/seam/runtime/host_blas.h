@@ -1,0 +1,19 @@
+// The library calls the host's BLAS serves, for every backend: dots
+// (blas_dot.h) and convolutions (blas_conv.h).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "seam/ir/instruction.h"
+#include "seam/ir/literal.h"
+#include "seam/runtime/buffer_pool.h"
+
+namespace seam::runtime {
+
+bool HostBlasServes(const Instruction& i);
+
+// Runs `i` (one HostBlasServes) on its two operands; temporaries and the
+// result come from `pool`.
+absl::StatusOr<Literal> RunHostBlas(BufferPool& pool, const Instruction& i, const Literal& lhs,
+                                    const Literal& rhs);
+
+}  // namespace seam::runtime
