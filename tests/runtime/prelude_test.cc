@@ -1,6 +1,6 @@
-// The generated-code prelude compiled by the JIT: its exp, tanh and log
-// stay within 2-3 ulp of libm over the whole float range (and keep inf, 0
-// and NaN),
+// The generated-code prelude compiled by the JIT: its exp and tanh (both
+// the inline ones and their vector-ABI twins) and log stay within 2-3 ulp of
+// libm over the whole float range (and keep inf, 0 and NaN),
 // its bf16 conversions are the interpreter's, and its order keys sort
 // floats as the interpreter's max and min do.
 #include <bit>
@@ -44,9 +44,11 @@ int64_t UlpDistance(float a, float b) {
   return std::abs(static_cast<int64_t>(ia) - ib);
 }
 
-TEST(Prelude, ExpIsWithinTwoUlpOfStdExp) {
+// `function` (seam_exp or seam_exp_simd) called in a vectorized loop whose
+// length leaves a scalar remainder.
+void ExpectExpWithinTwoUlpOfStdExp(const std::string& function) {
   std::shared_ptr<SharedObject> keep;
-  Unary exp = Compile("test_exp", "seam_exp(in[i])", keep);
+  Unary exp = Compile("test_" + function, function + "(in[i])", keep);
   ASSERT_NE(exp, nullptr);
   std::vector<float> in;
   std::mt19937 rng(7);
@@ -77,7 +79,35 @@ TEST(Prelude, ExpIsWithinTwoUlpOfStdExp) {
     exp(&nan, out.data(), 1);
     EXPECT_TRUE(std::isnan(out[0]));
   }
-  std::printf("worst exp error: %lld ulp\n", static_cast<long long>(worst));
+  std::printf("worst %s error: %lld ulp\n", function.c_str(), static_cast<long long>(worst));
+}
+
+TEST(Prelude, ExpIsWithinTwoUlpOfStdExp) { ExpectExpWithinTwoUlpOfStdExp("seam_exp"); }
+
+// The vector-ABI exp (hand-written AVX-512 lanes where the host has them).
+TEST(Prelude, SimdExpIsWithinTwoUlpOfStdExp) { ExpectExpWithinTwoUlpOfStdExp("seam_exp_simd"); }
+
+// Loops of every length up to 40 take the 16-lane, 8-lane and scalar paths
+// of the twins; each gives what the inline function gives (results in the
+// normal range, where both scale exactly).
+TEST(Prelude, SimdTwinsMatchTheInlineFunctionsAtEveryLoopLength) {
+  for (const std::string name : {"exp", "tanh"}) {
+    std::shared_ptr<SharedObject> keep_inline, keep_simd;
+    Unary inline_f = Compile("test_inline_" + name, "seam_" + name + "(in[i])", keep_inline);
+    Unary simd_f = Compile("test_simd_" + name, "seam_" + name + "_simd(in[i])", keep_simd);
+    ASSERT_NE(inline_f, nullptr);
+    ASSERT_NE(simd_f, nullptr);
+    for (long n = 1; n <= 40; ++n) {
+      std::vector<float> in(n), want(n), got(n);
+      for (long i = 0; i < n; ++i) in[i] = -20.0f + 0.7f * static_cast<float>(i + n);
+      inline_f(in.data(), want.data(), n);
+      simd_f(in.data(), got.data(), n);
+      for (long i = 0; i < n; ++i) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+            << name << "(" << in[i] << ") at " << i << " of " << n;
+      }
+    }
+  }
 }
 
 // Every 97th float bit pattern (44 million values, all signs, subnormals,
@@ -112,6 +142,14 @@ void ExpectWithinUlp(const std::string& name, double (*reference)(double), int64
 
 TEST(Prelude, TanhIsWithinTwoUlpOfLibm) {
   ExpectWithinUlp("tanh", [](double x) { return std::tanh(x); }, 2);
+}
+
+TEST(Prelude, SimdExpIsWithinTwoUlpOfLibmOnEveryFloatClass) {
+  ExpectWithinUlp("exp_simd", [](double x) { return std::exp(x); }, 2);
+}
+
+TEST(Prelude, SimdTanhIsWithinTwoUlpOfLibm) {
+  ExpectWithinUlp("tanh_simd", [](double x) { return std::tanh(x); }, 2);
 }
 
 TEST(Prelude, LogIsWithinTwoUlpOfLibm) {

@@ -8,10 +8,13 @@
 #include "seam/codegen/emit_cpu.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/elemental.h"
 #include "seam/codegen/prelude.h"
@@ -67,6 +70,51 @@ std::string DirectReduction(const Instruction& reduce) {
   }
 }
 
+// The prelude's functions with a vector-ABI twin for branch-free loops.
+const std::pair<std::string, std::string> kSimdTwins[] = {{"seam_exp(", "seam_exp_simd("},
+                                                          {"seam_tanh(", "seam_tanh_simd("}};
+
+// Whether `lines` hold no branch or select and call nothing but
+// arithmetic helpers, functions with a vector-ABI twin (whose twins are
+// branch-free) and `also_allowed`: GCC 12 vectorizes a loop that calls a
+// vector-ABI function only then.
+bool IsBranchFree(const std::vector<std::string>& lines,
+                  const absl::flat_hash_set<std::string>& also_allowed) {
+  static const absl::flat_hash_set<std::string> kAllowed = {
+      "static_cast", "float",    "double",    "std::fma",           "std::sqrt",
+      "std::fabs",   "seam_exp", "seam_tanh", "seam_bf16_to_float", "seam_float_to_bf16",
+      "seam_round_bf16", "seam_keep"};
+  auto is_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+  };
+  for (const std::string& line : lines) {
+    if (line.find('?') != std::string::npos) return false;
+    for (size_t open = line.find('('); open != std::string::npos; open = line.find('(', open + 1)) {
+      // The called name, template arguments dropped: static_cast<float>( -> static_cast.
+      size_t end = open;
+      if (end > 0 && line[end - 1] == '>') {
+        size_t lt = line.rfind('<', end - 1);
+        if (lt == std::string::npos) return false;
+        end = lt;
+      }
+      size_t begin = end;
+      while (begin > 0 && is_name(line[begin - 1])) --begin;
+      std::string name = line.substr(begin, end - begin);
+      if (!name.empty() && !kAllowed.contains(name) && !also_allowed.contains(name)) return false;
+    }
+  }
+  return true;
+}
+
+// Branch-free loop bodies call the vector-ABI twins (see the prelude).
+void UseSimdTwins(std::vector<std::string>& body,
+                  const absl::flat_hash_set<std::string>& branch_free_reducers) {
+  if (!IsBranchFree(body, branch_free_reducers)) return;
+  for (std::string& line : body) {
+    for (const auto& [scalar, twin] : kSimdTwins) absl::StrReplaceAll({{scalar, twin}}, &line);
+  }
+}
+
 class CpuKernelEmitter {
  public:
   explicit CpuKernelEmitter(const KernelIr& ir) : ir_(ir), barrier_(BarrierBeforePhase(ir)) {}
@@ -85,6 +133,9 @@ class CpuKernelEmitter {
       for (const Instruction* r : s.reductions) {
         SEAM_ASSIGN_OR_RETURN(std::string lambda, ReducerLambda(*r, ReducerName(ir_, r)));
         text_ += lambda;
+        if (IsBranchFree(absl::StrSplit(lambda, '\n'), {})) {
+          branch_free_reducers_.insert(ReducerName(ir_, r));
+        }
       }
     }
     Line(2, "#pragma omp parallel");
@@ -108,6 +159,11 @@ class CpuKernelEmitter {
 
  private:
   void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
+
+  void EmitLoopBody(std::vector<std::string>& body) {
+    UseSimdTwins(body, branch_free_reducers_);
+    for (const std::string& line : body) Line(0, line);
+  }
 
   // The worksharing loop of phase `phase`'s last loop: its implicit barrier
   // is the grid barrier, dropped (nowait) when the next phase does not need
@@ -285,7 +341,7 @@ class CpuKernelEmitter {
     ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent + 2);
     Index index = RowIndex(e, s, "r", "c");
     SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
-    for (const std::string& line : body) Line(0, line);
+    EmitLoopBody(body);
     Line(indent, "}");
     for (const Instruction* v : staged_) {
       int k = ir_.BufferIndex(v);
@@ -348,7 +404,7 @@ class CpuKernelEmitter {
       }
     }
     SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
-    for (const std::string& line : body) Line(0, line);
+    EmitLoopBody(body);
     Line(8, "}");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
@@ -482,7 +538,7 @@ class CpuKernelEmitter {
     }
     SEAM_RETURN_IF_ERROR(
         EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index)));
-    for (const std::string& line : body) Line(0, line);
+    EmitLoopBody(body);
     for (size_t k = 0; k < inner_dims.size(); ++k) {
       indent -= 2;
       Line(indent, "}");
@@ -521,7 +577,7 @@ class CpuKernelEmitter {
     }
     SEAM_RETURN_IF_ERROR(
         EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index)));
-    for (const std::string& line : body) Line(0, line);
+    EmitLoopBody(body);
     Line(8, "}");
     Line(6, "}");
     Line(4, "}");
@@ -532,6 +588,7 @@ class CpuKernelEmitter {
   std::vector<bool> barrier_;  // before each phase
   std::string text_;
   std::vector<const Instruction*> staged_;  // staged by the stage being emitted, in order
+  absl::flat_hash_set<std::string> branch_free_reducers_;
 };
 
 }  // namespace
