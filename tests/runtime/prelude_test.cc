@@ -87,43 +87,77 @@ TEST(Prelude, ExpIsWithinTwoUlpOfStdExp) { ExpectExpWithinTwoUlpOfStdExp("seam_e
 // The vector-ABI exp (hand-written AVX-512 lanes where the host has them).
 TEST(Prelude, SimdExpIsWithinTwoUlpOfStdExp) { ExpectExpWithinTwoUlpOfStdExp("seam_exp_simd"); }
 
-// Loops of every length up to 40 take the 16-lane, 8-lane and scalar paths
-// of the twins; each gives what the inline function gives (results in the
-// normal range, where both scale exactly).
-TEST(Prelude, SimdTwinsMatchTheInlineFunctionsAtEveryLoopLength) {
+// Every 97th float bit pattern (44 million values, all signs, subnormals,
+// infinities and NaNs) and the special values.
+std::vector<float> EveryClassOfFloat() {
+  std::vector<float> in;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 97) {
+    in.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::denorm_min()}) {
+    in.push_back(x);
+  }
+  return in;
+}
+
+bool SameFloat(float a, float b) {
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b) || (a != a && b != b);
+}
+
+// The twins give what the inline functions give, bit for bit, over every
+// class of float, both in long loops (their 16-lane variant) and in loops of
+// every length up to 40 (8- and 4-lane variants, scalar remainders).
+TEST(Prelude, SimdTwinsMatchTheInlineFunctionsBitForBit) {
+  const std::vector<float> in = EveryClassOfFloat();
   for (const std::string name : {"exp", "tanh"}) {
     std::shared_ptr<SharedObject> keep_inline, keep_simd;
     Unary inline_f = Compile("test_inline_" + name, "seam_" + name + "(in[i])", keep_inline);
     Unary simd_f = Compile("test_simd_" + name, "seam_" + name + "_simd(in[i])", keep_simd);
     ASSERT_NE(inline_f, nullptr);
     ASSERT_NE(simd_f, nullptr);
+    std::vector<float> want(in.size()), got(in.size());
+    inline_f(in.data(), want.data(), static_cast<long>(in.size()));
+    simd_f(in.data(), got.data(), static_cast<long>(in.size()));
+    for (size_t i = 0; i < in.size(); ++i) {
+      ASSERT_TRUE(SameFloat(got[i], want[i]))
+          << name << "(" << in[i] << "): twin " << got[i] << ", inline " << want[i];
+    }
     for (long n = 1; n <= 40; ++n) {
-      std::vector<float> in(n), want(n), got(n);
-      for (long i = 0; i < n; ++i) in[i] = -20.0f + 0.7f * static_cast<float>(i + n);
-      inline_f(in.data(), want.data(), n);
-      simd_f(in.data(), got.data(), n);
+      std::vector<float> short_in(n), short_want(n), short_got(n);
+      for (long i = 0; i < n; ++i) short_in[i] = -20.0f + 0.7f * static_cast<float>(i + n);
+      inline_f(short_in.data(), short_want.data(), n);
+      simd_f(short_in.data(), short_got.data(), n);
       for (long i = 0; i < n; ++i) {
-        ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
-            << name << "(" << in[i] << ") at " << i << " of " << n;
+        ASSERT_TRUE(SameFloat(short_got[i], short_want[i]))
+            << name << "(" << short_in[i] << ") at " << i << " of " << n;
       }
     }
   }
 }
 
-// Every 97th float bit pattern (44 million values, all signs, subnormals,
-// infinities and NaNs), against the double-precision function rounded.
+// The ulp checks below take -0 for +0; tanh is odd, so keeps the sign.
+TEST(Prelude, TanhKeepsTheSignOfZero) {
+  for (const std::string function : {"seam_tanh", "seam_tanh_simd"}) {
+    std::shared_ptr<SharedObject> keep;
+    Unary tanh = Compile("test_zero_" + function, function + "(in[i])", keep);
+    ASSERT_NE(tanh, nullptr);
+    std::vector<float> in(33, -0.0f), out(in.size());
+    in[0] = 0.0f;
+    tanh(in.data(), out.data(), static_cast<long>(in.size()));
+    EXPECT_FALSE(std::signbit(out[0])) << function;
+    for (size_t i = 1; i < in.size(); ++i) {
+      EXPECT_TRUE(std::signbit(out[i])) << function << " at " << i;
+    }
+  }
+}
+
+// Every class of float against the double-precision function rounded.
 void ExpectWithinUlp(const std::string& name, double (*reference)(double), int64_t max_ulp) {
   std::shared_ptr<SharedObject> keep;
   Unary f = Compile("test_" + name, absl::StrCat("seam_", name, "(in[i])"), keep);
   ASSERT_NE(f, nullptr);
-  std::vector<float> in;
-  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 97) {
-    in.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-  }
-  for (float x : {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()}) {
-    in.push_back(x);
-  }
+  std::vector<float> in = EveryClassOfFloat();
   std::vector<float> out(in.size());
   f(in.data(), out.data(), static_cast<long>(in.size()));
   int64_t worst = 0;
@@ -172,6 +206,22 @@ TEST(Prelude, Bf16RoundingIsTheInterpreters) {
     } else {
       EXPECT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(want)) << in[i];
     }
+  }
+}
+
+// The generated code's bf16 conversion (NaN by a mask, not a branch) is the
+// interpreter's, bit for bit, NaNs included.
+TEST(Prelude, Bf16ConversionIsTheInterpretersBitForBit) {
+  std::shared_ptr<SharedObject> keep;
+  Unary convert =
+      Compile("test_float_to_bf16", "static_cast<float>(seam_float_to_bf16(in[i]))", keep);
+  ASSERT_NE(convert, nullptr);
+  const std::vector<float> in = EveryClassOfFloat();
+  std::vector<float> out(in.size());
+  convert(in.data(), out.data(), static_cast<long>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    ASSERT_EQ(static_cast<uint16_t>(out[i]), FloatToBF16(in[i]))
+        << std::hex << std::bit_cast<uint32_t>(in[i]);
   }
 }
 

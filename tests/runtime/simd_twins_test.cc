@@ -1,8 +1,8 @@
 // The CPU emitter calls the prelude's vector-ABI twins (seam_exp_simd,
-// seam_tanh_simd) only in loops without branches or selects, which GCC 12
-// would otherwise leave scalar, and the inline functions elsewhere; both
-// kinds of loop equal the interpreter, and every loop that calls a twin is
-// vectorized.
+// seam_tanh_simd) only in vectorized loops without branches or selects
+// (GCC 12 would otherwise leave them scalar, a call per element), and the
+// inline functions elsewhere; both kinds of loop equal the interpreter, and
+// every loop that calls a twin is vectorized.
 #include <unistd.h>
 
 #include <cstdio>
@@ -206,6 +206,24 @@ ENTRY e {
 }
 )";
 
+// A product of exps along rows: a general reducer, so a scalar loop.
+constexpr char kProductOfExps[] = R"(HloModule product_of_exps
+mul {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] multiply(a, b)
+}
+ENTRY e {
+  x = f32[64,100] parameter(0)
+  one = f32[] constant(1)
+  tenth = f32[] constant(0.01)
+  tb = f32[64,100] broadcast(tenth), dimensions={}
+  small = f32[64,100] multiply(x, tb)
+  e = f32[64,100] exponential(small)
+  ROOT p = f32[64] reduce(e, one), dimensions={1}, to_apply=mul
+}
+)";
+
 TEST(SimdTwins, BranchFreeLoopsCallTheVectorExp) {
   std::string kernels = KernelsOf(kSoftmax, "softmax");
   EXPECT_NE(kernels.find("seam_exp_simd("), std::string::npos) << kernels;
@@ -222,6 +240,12 @@ TEST(SimdTwins, Bf16StoresKeepLoopsBranchFree) {
   std::string kernels = KernelsOf(kGeluBf16, "gelu_bf16");
   EXPECT_NE(kernels.find("seam_tanh_simd("), std::string::npos) << kernels;
   EXPECT_NE(kernels.find("seam_float_to_bf16("), std::string::npos) << kernels;
+}
+
+TEST(SimdTwins, ScalarLoopsCallTheInlineExp) {
+  std::string kernels = KernelsOf(kProductOfExps, "product_of_exps");
+  EXPECT_NE(kernels.find("seam_exp("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("seam_exp_simd("), std::string::npos) << kernels;
 }
 
 TEST(SimdTwins, LoopsWithASelectCallTheInlineExp) {

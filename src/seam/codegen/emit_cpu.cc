@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -71,47 +72,72 @@ std::string DirectReduction(const Instruction& reduce) {
 }
 
 // The prelude's functions with a vector-ABI twin for branch-free loops.
-const std::pair<std::string, std::string> kSimdTwins[] = {{"seam_exp(", "seam_exp_simd("},
-                                                          {"seam_tanh(", "seam_tanh_simd("}};
+const std::pair<std::string, std::string> kSimdTwins[] = {{"seam_exp", "seam_exp_simd"},
+                                                          {"seam_tanh", "seam_tanh_simd"}};
 
-// Whether `lines` hold no branch or select and call nothing but
-// arithmetic helpers, functions with a vector-ABI twin (whose twins are
-// branch-free) and `also_allowed`: GCC 12 vectorizes a loop that calls a
-// vector-ABI function only then.
-bool IsBranchFree(const std::vector<std::string>& lines,
-                  const absl::flat_hash_set<std::string>& also_allowed) {
-  static const absl::flat_hash_set<std::string> kAllowed = {
-      "static_cast", "float",    "double",    "std::fma",           "std::sqrt",
-      "std::fabs",   "seam_exp", "seam_tanh", "seam_bf16_to_float", "seam_float_to_bf16",
-      "seam_round_bf16", "seam_keep"};
-  auto is_name = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+// The name called by the parenthesis at `open` in `line`, spaces before it
+// skipped and template arguments dropped: "static_cast<float>(" gives
+// static_cast, "if (" gives if, "= (a + b)" gives nothing.
+std::string CalledName(const std::string& line, size_t open) {
+  size_t end = open;
+  while (end > 0 && line[end - 1] == ' ') --end;
+  size_t begin = end;
+  auto part_of_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '<' ||
+           c == '>';
   };
+  while (begin > 0 && part_of_name(line[begin - 1])) --begin;
+  std::string name;
+  int depth = 0;
+  for (char c : line.substr(begin, end - begin)) {
+    depth += c == '<' ? 1 : c == '>' ? -1 : 0;
+    if (depth == 0 && c != '>') name += c;
+  }
+  return name;
+}
+
+// Whether loop-body `lines` may call the vector-ABI twins: no select, no
+// branch, no && or || (all of which GCC 12 would meet beside the call and
+// then leave the loop scalar), and every call to an arithmetic helper, a
+// function with a twin (when `twinned` ones are allowed), or one of
+// `also_allowed`.
+bool CanUseSimdTwins(const std::vector<std::string>& lines,
+                     const absl::flat_hash_set<std::string>& also_allowed, bool twinned = true) {
+  static const absl::flat_hash_set<std::string> kBranchFree = {
+      "static_cast",     "float",
+      "double",          "std::fma",
+      "std::sqrt",       "std::fabs",
+      "std::abs",        "seam_bf16_to_float",
+      "seam_keep",       "seam_float_to_bf16",
+      "seam_round_bf16", "std::numeric_limits::infinity",
+      "std::numeric_limits::quiet_NaN"};
   for (const std::string& line : lines) {
-    if (line.find('?') != std::string::npos) return false;
+    if (absl::StrContains(line, "?") || absl::StrContains(line, "&&") ||
+        absl::StrContains(line, "||")) {
+      return false;
+    }
     for (size_t open = line.find('('); open != std::string::npos; open = line.find('(', open + 1)) {
-      // The called name, template arguments dropped: static_cast<float>( -> static_cast.
-      size_t end = open;
-      if (end > 0 && line[end - 1] == '>') {
-        size_t lt = line.rfind('<', end - 1);
-        if (lt == std::string::npos) return false;
-        end = lt;
+      std::string name = CalledName(line, open);
+      bool has_twin = std::any_of(std::begin(kSimdTwins), std::end(kSimdTwins),
+                                  [&](const auto& twin) { return twin.first == name; });
+      if (!name.empty() && !kBranchFree.contains(name) && !also_allowed.contains(name) &&
+          !(twinned && has_twin)) {
+        return false;
       }
-      size_t begin = end;
-      while (begin > 0 && is_name(line[begin - 1])) --begin;
-      std::string name = line.substr(begin, end - begin);
-      if (!name.empty() && !kAllowed.contains(name) && !also_allowed.contains(name)) return false;
     }
   }
   return true;
 }
 
-// Branch-free loop bodies call the vector-ABI twins (see the prelude).
-void UseSimdTwins(std::vector<std::string>& body,
+// Bodies of vectorized loops that may call the twins call them (see the
+// prelude); scalar loops keep the inline functions.
+void UseSimdTwins(std::vector<std::string>& body, bool vectorized,
                   const absl::flat_hash_set<std::string>& branch_free_reducers) {
-  if (!IsBranchFree(body, branch_free_reducers)) return;
+  if (!vectorized || !CanUseSimdTwins(body, branch_free_reducers)) return;
   for (std::string& line : body) {
-    for (const auto& [scalar, twin] : kSimdTwins) absl::StrReplaceAll({{scalar, twin}}, &line);
+    for (const auto& [inline_name, twin] : kSimdTwins) {
+      absl::StrReplaceAll({{inline_name + "(", twin + "("}}, &line);
+    }
   }
 }
 
@@ -133,7 +159,9 @@ class CpuKernelEmitter {
       for (const Instruction* r : s.reductions) {
         SEAM_ASSIGN_OR_RETURN(std::string lambda, ReducerLambda(*r, ReducerName(ir_, r)));
         text_ += lambda;
-        if (IsBranchFree(absl::StrSplit(lambda, '\n'), {})) {
+        // A reducer inlined beside a twin must not bring a twinned
+        // function's inline body (and its selects) along.
+        if (CanUseSimdTwins(absl::StrSplit(lambda, '\n'), {}, /*twinned=*/false)) {
           branch_free_reducers_.insert(ReducerName(ir_, r));
         }
       }
@@ -160,8 +188,9 @@ class CpuKernelEmitter {
  private:
   void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
 
-  void EmitLoopBody(std::vector<std::string>& body) {
-    UseSimdTwins(body, branch_free_reducers_);
+  // `vectorized`: the loop is an `omp simd` loop.
+  void EmitLoopBody(std::vector<std::string>& body, bool vectorized = true) {
+    UseSimdTwins(body, vectorized, branch_free_reducers_);
     for (const std::string& line : body) Line(0, line);
   }
 
@@ -404,7 +433,7 @@ class CpuKernelEmitter {
       }
     }
     SEAM_RETURN_IF_ERROR(EmitElementwiseRoots(e, s, index, absl::StrCat("r * ", length, " + c")));
-    EmitLoopBody(body);
+    EmitLoopBody(body, vectorizable);
     Line(8, "}");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];

@@ -150,7 +150,8 @@ inline float seam_exp(float x) {
 
 // tanh without a libm call: an odd polynomial below |x| = 0.625, where
 // 1 - 2 / (e^2|x| + 1) would cancel, and that formula above it (Cephes'
-// split). Within 3 ulp of std::tanh; +-inf give +-1, NaN stays NaN.
+// split). Within 3 ulp of std::tanh; +-inf give +-1, -0 stays -0, NaN
+// stays NaN.
 inline float seam_tanh(float x) {
   const float a = std::fabs(x);
   const float z = x * x;
@@ -159,7 +160,7 @@ inline float seam_tanh(float x) {
   p = std::fma(p, z, -5.37397155531e-2f);
   p = std::fma(p, z, 1.33314422036e-1f);
   p = std::fma(p, z, -3.33332819422e-1f);
-  const float small = std::fma(p * z, x, x);
+  const float small = std::copysign(std::fma(p * z, x, x), x);  // fma(-0, -0, -0) is +0
   const float big = std::copysign(1.0f - 2.0f / (seam_exp(a + a) + 1.0f), x);
   return a < 0.625f ? small : big;
 }
@@ -200,24 +201,36 @@ inline float seam_log(float x) {
 }  // namespace
 
 // seam_exp_simd and seam_tanh_simd: seam_exp and seam_tanh for loops
-// without control flow (the CPU emitter picks them per loop). On AVX-512
-// hosts vectorized loops call hand-written 16- and 8-lane variants: the
-// same reductions and polynomials, with vscalefps scaling by 2^k in one
-// rounding (subnormals and overflow included), min/max passing NaN
-// through, and tanh's two formulas blended; GCC's vectorization of
-// seam_exp spends twice the instructions on the clamps and the two-step
-// scaling (softmax f32 [4096,4096], 2 cores: about 12% faster). Only the
-// declarations are visible, so GCC calls the variants by their x86
-// vector-ABI names and scalar code the symbols, which jump to the scalar
-// functions. GCC 12 vectorizes no loop that holds both such a call and a
-// branch or a select, hence the emitter's choice.
+// without branches or selects (the CPU emitter picks them per loop). On
+// AVX-512 hosts, vectorized loops call hand-written 16-, 8- and 4-lane
+// variants, bit-identical to the inline functions: the same reductions and
+// polynomials, vscalefps for the scaling by 2^k (exact, as the inline
+// two-step product is), min/max passing NaN through, and tanh's two
+// formulas blended. GCC's vectorization of the inline exp spends twice the
+// instructions on the clamps and the scaling (softmax f32 [4096,4096], 2
+// cores: about 12% faster). Only the declarations are visible, so
+// vectorized loops call the variants by their x86 vector-ABI names, and
+// scalar calls reach the declared symbol, which jumps to the inline
+// function's out-of-line copy. GCC 12 vectorizes no loop that holds both
+// such a call and a branch or a select, hence the emitter's choice.
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 extern "C" {
 #pragma omp declare simd notinbranch simdlen(16)
 #pragma omp declare simd notinbranch simdlen(8)
+#pragma omp declare simd notinbranch simdlen(4)
 __attribute__((visibility("hidden"))) float seam_exp_simd(float x);
+#pragma omp declare simd notinbranch simdlen(16)
+#pragma omp declare simd notinbranch simdlen(8)
+#pragma omp declare simd notinbranch simdlen(4)
+__attribute__((visibility("hidden"))) float seam_tanh_simd(float x);
 
-__attribute__((visibility("hidden"))) float seam_exp_simd_scalar(float x) { return seam_exp(x); }
+// Reached only from the asm entries below, hence `used`.
+__attribute__((visibility("hidden"), used)) float seam_exp_simd_scalar(float x) {
+  return seam_exp(x);
+}
+__attribute__((visibility("hidden"), used)) float seam_tanh_simd_scalar(float x) {
+  return seam_tanh(x);
+}
 
 __attribute__((visibility("hidden"))) __m512 _ZGVeN16v_seam_exp_simd(__m512 x) {
   x = _mm512_max_ps(_mm512_set1_ps(-104.0f), _mm512_min_ps(_mm512_set1_ps(89.0f), x));
@@ -235,13 +248,8 @@ __attribute__((visibility("hidden"))) __m512 _ZGVeN16v_seam_exp_simd(__m512 x) {
   return _mm512_scalef_ps(p, k);
 }
 
-#pragma omp declare simd notinbranch simdlen(16)
-#pragma omp declare simd notinbranch simdlen(8)
-__attribute__((visibility("hidden"))) float seam_tanh_simd(float x);
-
-__attribute__((visibility("hidden"))) float seam_tanh_simd_scalar(float x) { return seam_tanh(x); }
-
 __attribute__((visibility("hidden"))) __m512 _ZGVeN16v_seam_tanh_simd(__m512 x) {
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
   const __m512 a = _mm512_abs_ps(x);
   const __m512 z = _mm512_mul_ps(x, x);
   __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
@@ -249,26 +257,33 @@ __attribute__((visibility("hidden"))) __m512 _ZGVeN16v_seam_tanh_simd(__m512 x) 
   p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
   p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
   p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
-  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), x, x);
+  __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), x, x);
+  small = _mm512_or_ps(_mm512_abs_ps(small), sign);  // copysign(small, x)
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 e = _ZGVeN16v_seam_exp_simd(_mm512_add_ps(a, a));
   __m512 big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
-  big = _mm512_or_ps(big, _mm512_and_ps(x, _mm512_set1_ps(-0.0f)));  // copysign: big >= 0
+  big = _mm512_or_ps(big, sign);  // copysign(big, x): big >= 0
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(0.625f), _CMP_LT_OQ), big,
                               small);
 }
 
-// The 8-lane variants (epilogues of 16-lane loops) in the low half.
+// The 8- and 4-lane variants (short loops, epilogues) in the low lanes.
 __attribute__((visibility("hidden"))) __m256 _ZGVeN8v_seam_exp_simd(__m256 x) {
-  return _mm512_castps512_ps256(_ZGVeN16v_seam_exp_simd(_mm512_castps256_ps512(x)));
+  return _mm512_castps512_ps256(_ZGVeN16v_seam_exp_simd(_mm512_zextps256_ps512(x)));
+}
+__attribute__((visibility("hidden"))) __m128 _ZGVeN4v_seam_exp_simd(__m128 x) {
+  return _mm512_castps512_ps128(_ZGVeN16v_seam_exp_simd(_mm512_zextps128_ps512(x)));
 }
 __attribute__((visibility("hidden"))) __m256 _ZGVeN8v_seam_tanh_simd(__m256 x) {
-  return _mm512_castps512_ps256(_ZGVeN16v_seam_tanh_simd(_mm512_castps256_ps512(x)));
+  return _mm512_castps512_ps256(_ZGVeN16v_seam_tanh_simd(_mm512_zextps256_ps512(x)));
+}
+__attribute__((visibility("hidden"))) __m128 _ZGVeN4v_seam_tanh_simd(__m128 x) {
+  return _mm512_castps512_ps128(_ZGVeN16v_seam_tanh_simd(_mm512_zextps128_ps512(x)));
 }
 }
-#define SEAM_SCALAR_ENTRY(f)                                                              \
-  asm(".text\n.globl " #f "\n.hidden " #f "\n.type " #f ", @function\n" #f ":\n  jmp " #f \
-      "_scalar\n.size " #f ", .-" #f "\n")
+#define SEAM_SCALAR_ENTRY(f)                                                                 \
+  asm(".pushsection .text\n.p2align 4\n.globl " #f "\n.hidden " #f "\n.type " #f           \
+      ", @function\n" #f ":\n  jmp " #f "_scalar\n.size " #f ", .-" #f "\n.popsection\n")
 SEAM_SCALAR_ENTRY(seam_exp_simd);
 SEAM_SCALAR_ENTRY(seam_tanh_simd);
 #undef SEAM_SCALAR_ENTRY
