@@ -40,15 +40,22 @@ std::string ReadFile(const std::filesystem::path& path) {
   return text.str();
 }
 
-// The C++ file the CPU backend compiles for `module` (stitched).
-std::string GeneratedSource(const Module& module, const std::string& name) {
+struct Generated {
+  std::unique_ptr<Executable> executable;  // null when compiling failed
+  std::string source;                      // the C++ file compiled for it
+};
+
+// `module` compiled for the CPU (stitched), with its generated source.
+Generated CompileKeepingSource(const Module& module, const std::string& name) {
   ExecutableOptions options;
   options.dump_to = ScratchPath(name).string();
   absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
-  std::string source = ReadFile(options.dump_to + "/kernels.cc");
+  Generated generated;
+  if (executable.ok()) generated.executable = std::move(*executable);
+  generated.source = ReadFile(options.dump_to + "/kernels.cc");
   std::filesystem::remove_all(options.dump_to);
-  return source;
+  return generated;
 }
 
 // The generated kernels of `text` (the prelude left out), after checking
@@ -63,19 +70,16 @@ std::string KernelsOf(const std::string& text, const std::string& name) {
   oracle.set_wide_accumulation(true);
   absl::StatusOr<Literal> expected = oracle.Run(module, arguments);
   EXPECT_TRUE(expected.ok()) << expected.status();
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(module, ExecutableOptions{});
-  EXPECT_TRUE(executable.ok()) << executable.status();
-  if (!expected.ok() || !executable.ok()) return "";
-  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  Generated generated = CompileKeepingSource(module, name);
+  if (!expected.ok() || generated.executable == nullptr) return "";
+  absl::StatusOr<Literal> got = generated.executable->Run(arguments);
   EXPECT_TRUE(got.ok()) << got.status();
   if (got.ok()) {
     EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
   }
-  std::string all = GeneratedSource(module, name);
-  size_t kernels = all.find("extern \"C\" __attribute__((visibility(\"default\")))");
+  size_t kernels = generated.source.find("extern \"C\" __attribute__((visibility(\"default\")))");
   EXPECT_NE(kernels, std::string::npos) << "no kernel in the dump";
-  return kernels == std::string::npos ? "" : all.substr(kernels);
+  return kernels == std::string::npos ? "" : generated.source.substr(kernels);
 }
 
 // The lines (1-based, first and last, pragma included) of each `omp simd`
@@ -269,7 +273,7 @@ TEST(SimdTwins, EveryLoopCallingATwinIsVectorized) {
   for (const auto& [name, text] : modules) {
     absl::StatusOr<std::vector<std::unique_ptr<Module>>> parsed = ParseHloText(text, name);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
-    std::string source = GeneratedSource(*parsed->front(), name);
+    std::string source = CompileKeepingSource(*parsed->front(), name).source;
     std::vector<std::pair<int, int>> loops = LoopsCallingATwin(source);
     if (loops.empty()) continue;
     std::set<int> vectorized = VectorizedLoopLines(source, name);

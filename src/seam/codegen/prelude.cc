@@ -8,17 +8,8 @@ namespace seam::codegen {
 // code): 16-bit float conversions and rounding, and the interpreter's float
 // maximum and minimum.
 const char kPortableHelpers[] = R"(inline float seam_bf16_to_float(uint16_t b) { return seam::BF16ToFloat(b); }
-// seam::FloatToBF16 (round to nearest even, NaN kept quiet) with its NaN
-// case as a bit mask instead of a branch, so that loops calling the CPU's
-// vector-ABI functions still vectorize.
-inline uint16_t seam_float_to_bf16(float f) {
-  const uint32_t bits = std::bit_cast<uint32_t>(f);
-  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-  const uint32_t quiet_nan = (bits >> 16) | 0x40u;
-  const uint32_t is_nan = 0u - static_cast<uint32_t>(f != f);
-  return static_cast<uint16_t>((quiet_nan & is_nan) | (rounded & ~is_nan));
-}
-inline float seam_round_bf16(float f) { return seam::BF16ToFloat(seam_float_to_bf16(f)); }
+inline uint16_t seam_float_to_bf16(float f) { return seam::FloatToBF16(f); }
+inline float seam_round_bf16(float f) { return seam::BF16ToFloat(seam::FloatToBF16(f)); }
 inline float seam_half_to_float(uint16_t b) { return seam::HalfToFloat(b); }
 inline uint16_t seam_float_to_half(float f) { return seam::FloatToHalf(f); }
 inline float seam_round_half(float f) { return seam::HalfToFloat(seam::FloatToHalf(f)); }

@@ -5,11 +5,16 @@
 
 namespace seam {
 
+// Round to nearest even; a NaN stays a NaN, made quiet. The NaN case is a
+// bit mask rather than a branch: this source is also the generated code's
+// prelude, where a branch would keep loops that call the CPU's vector-ABI
+// functions from vectorizing.
 uint16_t FloatToBF16(float value) {
-  uint32_t bits = std::bit_cast<uint32_t>(value);
-  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x0040);
-  uint32_t rounding_bias = 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding_bias) >> 16);
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  const uint32_t quiet_nan = (bits >> 16) | 0x40u;
+  const uint32_t is_nan = 0u - static_cast<uint32_t>(value != value);
+  return static_cast<uint16_t>((quiet_nan & is_nan) | (rounded & ~is_nan));
 }
 
 float BF16ToFloat(uint16_t bits) {
