@@ -1,7 +1,8 @@
 // CPU backend speed, side by side in one run: layer norm, softmax and
 // RMSNorm over shapes from [4096,768] to [256,65536], f32 and bf16, each
 // compiled with the none, xla and stitch strategies. Per case: the median
-// time of N runs after warm-up, stitch's speed-up over none and xla, and
+// time of N runs after warm-up, the three timed in interleaved rounds,
+// stitch's speed-up over none and xla (the median of the rounds' ratios), and
 // stitch's bytes/s (inputs read once, outputs written once) as a fraction
 // of the copy bandwidth measured in the same run by an OpenMP copy loop
 // built with the same compiler and flags as the kernels.
@@ -158,26 +159,35 @@ int main(int argc, char** argv) {
     if (!modules.ok()) Die(modules.status());
     seam::Module& module = *modules->front();
     std::vector<seam::Literal> arguments = seam::RandomArguments(*module.entry(), 0);
-    double ms[3];
-    int k = 0;
+    // Compiled and warmed up first, then timed in interleaved rounds.
+    std::vector<std::unique_ptr<seam::runtime::Executable>> executables;
+    std::vector<seam::runtime::TimedRun> runs;
     for (seam::fusion::Strategy s : {seam::fusion::Strategy::kNone, seam::fusion::Strategy::kXla,
                                      seam::fusion::Strategy::kStitch}) {
       seam::runtime::ExecutableOptions options;
       options.plan.strategy = s;
       auto executable = seam::runtime::Executable::Compile(module, options);
       if (!executable.ok()) Die(executable.status());
-      ms[k++] = 1000 * seam::runtime::TimeRuns(
-                           [&] {
-                             absl::StatusOr<seam::Literal> out = (*executable)->Run(arguments);
-                             if (!out.ok()) Die(out.status());
-                             (*executable)->Recycle(std::move(*out));
-                           },
-                           repeat)
-                           .median_s;
+      seam::runtime::Executable* e = executable->get();
+      executables.push_back(std::move(*executable));
+      runs.push_back(seam::runtime::WallClock([e, &arguments]() -> absl::Status {
+        absl::StatusOr<seam::Literal> out = e->Run(arguments);
+        if (!out.ok()) return out.status();
+        e->Recycle(std::move(*out));
+        return absl::OkStatus();
+      }));
+      if (absl::Status warm = runs.back()().status(); !warm.ok()) Die(warm);
     }
+    absl::StatusOr<std::vector<std::vector<double>>> seconds =
+        seam::runtime::TimeInterleaved(runs, repeat);
+    if (!seconds.ok()) Die(seconds.status());
+    double ms[3];
+    for (int k = 0; k < 3; ++k) ms[k] = 1000 * seam::runtime::Summarize((*seconds)[k]).median_s;
     double gbps = c.bytes / (ms[2] / 1000) / 1e9;
     std::printf("%-30s %9.3f %9.3f %9.3f %8.2fx %8.2fx %8.1f %7.0f%%\n", c.name.c_str(), ms[0],
-                ms[1], ms[2], ms[0] / ms[2], ms[1] / ms[2], gbps, 100 * gbps / copy_gbps);
+                ms[1], ms[2], seam::runtime::MedianRatio((*seconds)[0], (*seconds)[2]),
+                seam::runtime::MedianRatio((*seconds)[1], (*seconds)[2]), gbps,
+                100 * gbps / copy_gbps);
     std::fflush(stdout);
   }
   return 0;

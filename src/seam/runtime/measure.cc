@@ -21,6 +21,36 @@ Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups) {
   return Summarize(std::move(seconds));
 }
 
+TimedRun WallClock(std::function<absl::Status()> run) {
+  return [run = std::move(run)]() -> absl::StatusOr<double> {
+    auto start = std::chrono::steady_clock::now();
+    SEAM_RETURN_IF_ERROR(run());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+}
+
+absl::StatusOr<std::vector<std::vector<double>>> TimeInterleaved(absl::Span<const TimedRun> runs,
+                                                                 int repeat) {
+  std::vector<std::vector<double>> seconds(runs.size());
+  for (int round = 0; round < std::max(1, repeat); ++round) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      size_t which = (k + static_cast<size_t>(round)) % runs.size();
+      SEAM_ASSIGN_OR_RETURN(double s, runs[which]());
+      seconds[which].push_back(s);
+    }
+  }
+  return seconds;
+}
+
+double MedianRatio(const std::vector<double>& slower, const std::vector<double>& faster) {
+  std::vector<double> ratios;
+  for (size_t k = 0; k < std::min(slower.size(), faster.size()); ++k) {
+    if (faster[k] > 0) ratios.push_back(slower[k] / faster[k]);
+  }
+  if (ratios.empty()) return 0;
+  return Summarize(std::move(ratios)).median_s;
+}
+
 Timing Summarize(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   return {seconds[seconds.size() / 2], seconds.front(), seconds.back(),

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "seam/runtime/cuda_driver.h"
 
 namespace seam::runtime {
@@ -24,6 +25,25 @@ Timing Summarize(std::vector<double> seconds);
 // Runs `run` `warm_ups` times untimed (first touch, thread pool), then
 // `repeat` times, timing each.
 Timing TimeRuns(const std::function<void()>& run, int repeat, int warm_ups = 1);
+
+// One contestant of an interleaved timing: runs once and says how many
+// seconds that took (by the wall clock, or a device's events).
+using TimedRun = std::function<absl::StatusOr<double>()>;
+
+// `run` timed by the wall clock.
+TimedRun WallClock(std::function<absl::Status()> run);
+
+// Times each of `runs` `repeat` times in rounds: every round runs each once,
+// the first of them rotating from round to round, so that the slow spells
+// of a shared machine fall on all of them alike rather than on whichever
+// was being timed then. No warm-up: the caller's. seconds[run][round].
+absl::StatusOr<std::vector<std::vector<double>>> TimeInterleaved(absl::Span<const TimedRun> runs,
+                                                                 int repeat);
+
+// The median over rounds of slower[k] / faster[k]: a speed-up taken within
+// each round (both of one TimeInterleaved call), steadier on a noisy
+// machine than the ratio of two medians. 0 when there is no round.
+double MedianRatio(const std::vector<double>& slower, const std::vector<double>& faster);
 
 // Bytes read plus bytes written per second by an OpenMP copy loop over
 // 256 MiB (past every cache), compiled through the JIT; the median of

@@ -1,9 +1,10 @@
 // `seam bench FILE...`: per module, the median time of each fusion strategy
-// after a warm-up, side by side in one run with the machine's copy
-// bandwidth: stitch's speed-up over xla and none, kernel counts, the plan's
-// estimated DRAM bytes, and the achieved bandwidth (every input read once,
-// every output written once, per second) as a fraction of the copy
-// bandwidth. --json prints the same as one JSON object.
+// after a warm-up, timed in interleaved rounds (each strategy once per
+// round), side by side in one run with the machine's copy bandwidth:
+// stitch's speed-up over xla and none (the median of the rounds' ratios),
+// kernel counts, the plan's estimated DRAM bytes, and the achieved
+// bandwidth (every input read once, every output written once, per second)
+// as a fraction of the copy bandwidth. --json prints the same as one JSON object.
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -46,6 +47,7 @@ struct BenchOptions {
 
 struct StrategyResult {
   runtime::Timing timing;
+  std::vector<double> seconds;  // per round of the interleaved timing
   int64_t kernels = 0;        // compiled kernels that launch
   int64_t library_calls = 0;  // BLAS dots and convolutions
   int64_t interpreted = 0;    // ops or kernels no compiled path covers
@@ -89,61 +91,66 @@ void CountWhatRan(const runtime::ExecutableStats& stats, const fusion::FusionPla
   result.compile_s = stats.codegen_seconds + stats.compile_seconds;
 }
 
-absl::StatusOr<StrategyResult> Measure(const Module& module, fusion::Strategy strategy,
-                                       const std::vector<Literal>& arguments,
-                                       const BenchOptions& bench) {
+// A strategy compiled and warmed up (first touch, thread pool), ready to
+// be timed beside the others; `finish` adds what ran and the kernels'
+// times once the timing is over.
+struct Contender {
+  runtime::TimedRun run;
+  std::function<absl::Status(StrategyResult&)> finish;
+};
+
+absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy strategy,
+                                     const std::vector<Literal>& arguments,
+                                     const BenchOptions& bench) {
   runtime::ExecutableOptions options;
   options.plan.strategy = strategy;
   options.profile_kernels = bench.calibrate;
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      runtime::Executable::Compile(module, options);
-  if (!executable.ok()) return executable.status();
-  absl::Status failure;
-  auto run = [&] {
-    absl::StatusOr<Literal> out = (*executable)->Run(arguments);
-    if (!out.ok()) {
-      failure = out.status();
-      return;
-    }
-    (*executable)->Recycle(std::move(*out));
+  SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
+                        runtime::Executable::Compile(module, options));
+  auto run = [executable, &arguments]() -> absl::Status {
+    SEAM_ASSIGN_OR_RETURN(Literal out, executable->Run(arguments));
+    executable->Recycle(std::move(out));
+    return absl::OkStatus();
   };
-  run();  // the warm-up (first touch), kept out of the kernel profile
-  (*executable)->ClearKernelProfile();
-  StrategyResult result;
-  result.timing = runtime::TimeRuns(run, bench.repeat, /*warm_ups=*/0);
-  if (!failure.ok()) return failure;
-  for (const runtime::KernelProfile& p : (*executable)->kernel_profile()) {
-    if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
-  }
-  CountWhatRan((*executable)->stats(), (*executable)->plan(), result);
-  return result;
+  SEAM_RETURN_IF_ERROR(run());
+  executable->ClearKernelProfile();  // the warm-up stays out of the kernel profile
+  Contender contender;
+  contender.run = runtime::WallClock(run);
+  contender.finish = [executable](StrategyResult& result) {
+    for (const runtime::KernelProfile& p : executable->kernel_profile()) {
+      if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
+    }
+    CountWhatRan(executable->stats(), executable->plan(), result);
+    return absl::OkStatus();
+  };
+  return contender;
 }
 
 // The same on the GPU: arguments sent once, each run timed by events on
 // the stream from before its first launch to after its last (so host time
 // spent queueing launches, library calls and any host fallback's transfers
 // counts too), results handed back before the next run.
-absl::StatusOr<StrategyResult> MeasureCuda(const Module& module, fusion::Strategy strategy,
-                                           const std::vector<Literal>& arguments,
-                                           const BenchOptions& bench) {
+absl::StatusOr<Contender> PrepareCuda(const Module& module, fusion::Strategy strategy,
+                                      const std::vector<Literal>& arguments) {
   runtime::CudaExecutableOptions options;
   options.strategy = strategy;
-  SEAM_ASSIGN_OR_RETURN(std::unique_ptr<runtime::CudaExecutable> executable,
+  SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::CudaExecutable> executable,
                         runtime::CudaExecutable::Compile(module, options));
-  SEAM_ASSIGN_OR_RETURN(std::vector<runtime::DeviceValue> sent, executable->Upload(arguments));
-  auto run = [&]() -> absl::Status { return executable->RunOnDevice(sent).status(); };
-  SEAM_RETURN_IF_ERROR(run());  // the warm-up
-  std::vector<double> seconds;
-  for (int i = 0; i < bench.repeat; ++i) {
-    SEAM_ASSIGN_OR_RETURN(double s, executable->context().ElapsedSeconds(run));
-    seconds.push_back(s);
-  }
-  // A kernel that faulted surfaces here, not in the events' times.
-  SEAM_RETURN_IF_ERROR(executable->context().Synchronize());
-  StrategyResult result;
-  result.timing = runtime::Summarize(std::move(seconds));
-  CountWhatRan(executable->stats(), executable->plan(), result);
-  return result;
+  SEAM_ASSIGN_OR_RETURN(std::vector<runtime::DeviceValue> uploaded, executable->Upload(arguments));
+  auto sent = std::make_shared<std::vector<runtime::DeviceValue>>(std::move(uploaded));
+  auto run = [executable, sent]() -> absl::Status {
+    return executable->RunOnDevice(*sent).status();
+  };
+  SEAM_RETURN_IF_ERROR(run());
+  Contender contender;
+  contender.run = [executable, run]() { return executable->context().ElapsedSeconds(run); };
+  contender.finish = [executable](StrategyResult& result) {
+    // A kernel that faulted surfaces here, not in the events' times.
+    SEAM_RETURN_IF_ERROR(executable->context().Synchronize());
+    CountWhatRan(executable->stats(), executable->plan(), result);
+    return absl::OkStatus();
+  };
+  return contender;
 }
 
 absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<Pipeline>& passes,
@@ -158,24 +165,36 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<
   workload.bytes = MinimumTraffic(entry);
   std::vector<Literal> arguments = RandomArguments(entry, options.seed);
   if (passes.has_value()) SEAM_RETURN_IF_ERROR(passes->Run(*module, PipelineOptions{}).status());
+  std::vector<Contender> contenders;
   for (const std::string& name : strategies) {
-    std::fprintf(stderr, "[%d/%d] %s: %s\n", index + 1, count, workload.name.c_str(), name.c_str());
-    absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(name);
-    if (!strategy.ok()) return strategy.status();
-    absl::StatusOr<StrategyResult> result =
-        options.backend == "cuda" ? MeasureCuda(*module, *strategy, arguments, options)
-                                  : Measure(*module, *strategy, arguments, options);
-    if (!result.ok()) return result.status();
-    workload.strategies[name] = *result;
+    std::fprintf(stderr, "[%d/%d] %s: compiling %s\n", index + 1, count, workload.name.c_str(),
+                 name.c_str());
+    SEAM_ASSIGN_OR_RETURN(fusion::Strategy strategy, fusion::StrategyByName(name));
+    SEAM_ASSIGN_OR_RETURN(Contender contender,
+                          options.backend == "cuda" ? PrepareCuda(*module, strategy, arguments)
+                                                    : PrepareCpu(*module, strategy, arguments, options));
+    contenders.push_back(std::move(contender));
+  }
+  std::fprintf(stderr, "[%d/%d] %s: timing, %d rounds\n", index + 1, count, workload.name.c_str(),
+               options.repeat);
+  std::vector<runtime::TimedRun> runs;
+  for (const Contender& c : contenders) runs.push_back(c.run);
+  SEAM_ASSIGN_OR_RETURN(std::vector<std::vector<double>> seconds,
+                        runtime::TimeInterleaved(runs, options.repeat));
+  for (size_t k = 0; k < strategies.size(); ++k) {
+    StrategyResult& result = workload.strategies[strategies[k]];
+    result.seconds = seconds[k];
+    result.timing = runtime::Summarize(std::move(seconds[k]));
+    SEAM_RETURN_IF_ERROR(contenders[k].finish(result));
   }
   return workload;
 }
 
-// stitch's speed-up over `base`, or 0 when either was not measured.
+// stitch's speed-up over `base` (the median of the rounds' ratios), or 0 when either was not measured.
 double SpeedUp(const Workload& w, const std::string& base) {
   auto stitch = w.strategies.find("stitch"), other = w.strategies.find(base);
   if (stitch == w.strategies.end() || other == w.strategies.end()) return 0;
-  return other->second.timing.median_s / stitch->second.timing.median_s;
+  return runtime::MedianRatio(other->second.seconds, stitch->second.seconds);
 }
 
 // The fastest measured strategy's bandwidth: stitch when measured.
@@ -369,7 +388,7 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_option("--passes", options->passes,
                       "Graph passes run before planning: a pipeline spec, `default` or `none`")
       ->default_val("default");
-  command->add_option("--repeat", options->repeat, "Timed runs per strategy, after one warm-up")
+  command->add_option("--repeat", options->repeat, "Rounds of timed runs, each strategy once per round, after one warm-up")
       ->check(CLI::PositiveNumber)
       ->default_val(11);
   command->add_option("--seed", options->seed, "Seed for the random inputs")->default_val(0);
