@@ -25,11 +25,6 @@
 namespace seam::codegen {
 namespace {
 
-// Elements a row goes by between prefetches of the next task's rows: a
-// few cache lines ahead at a time, interleaved with the work (a whole row
-// requested at once fills the line-fill buffers and stalls the loads).
-constexpr int64_t kPrefetchBlock = 256;
-
 std::string Ind(int n) { return std::string(n, ' '); }
 
 bool IsMax(const Instruction& reduce) {
@@ -285,20 +280,12 @@ class CpuKernelEmitter {
     Line(6, absl::StrCat("const int64_t part = task % ", bpr, ";"));
     Line(6, "(void)part;");
     bool streams = false;
-    size_t last_elementwise = end;
-    for (size_t k = begin; k < end; ++k) {
-      if (ir_.stages[k].kind == LoopKind::kElementwise) last_elementwise = k;
-    }
     for (size_t k = begin; k < end; ++k) {
       const Stage& s = ir_.stages[k];
       if (s.kind == LoopKind::kRowReduce) {
         SEAM_RETURN_IF_ERROR(EmitRowReduce(s));
       } else {
-        std::vector<int> ahead;
-        if (k == last_elementwise && k > begin && bpr == 1 && rows > rpb) {
-          ahead = RowInputsOfPhase(begin, end, s.dims);
-        }
-        SEAM_RETURN_IF_ERROR(EmitElementwise(s, bpr, ahead, rpb));
+        SEAM_RETURN_IF_ERROR(EmitElementwise(s, bpr));
         streams |= std::any_of(s.roots.begin(), s.roots.end(),
                                [&](const Instruction* v) { return IsStaged(s, v); });
       }
@@ -309,44 +296,14 @@ class CpuKernelEmitter {
     return absl::OkStatus();
   }
 
-  // The input buffers that phase [begin, end) reads row by row in the
-  // layout of `dims` (row r at r * row length): what the next task reads
-  // from memory while this one works from its cache.
-  std::vector<int> RowInputsOfPhase(size_t begin, size_t end, const std::vector<int64_t>& dims) const {
-    std::vector<int> inputs;
-    for (size_t k = begin; k < end; ++k) {
-      for (const Instruction* member : ir_.stages[k].members) {
-        for (const Instruction* operand : member->operands()) {
-          auto storage = ir_.storage.find(operand);
-          if (storage == ir_.storage.end() || storage->second != Storage::kInput ||
-              !operand->shape().IsArray() || operand->shape().dims() != dims) {
-            continue;
-          }
-          int buffer = ir_.BufferIndex(operand);
-          if (std::find(inputs.begin(), inputs.end(), buffer) == inputs.end()) inputs.push_back(buffer);
-        }
-      }
-    }
-    return inputs;
-  }
-
-  // The last elementwise stage of a phase whose earlier stages made the
-  // task's rows cache-resident reads no memory of its own: the hardware
-  // prefetcher, driven by misses, idles. Touching the next task's rows
-  // (`ahead`, rows_per_block further on) a block at a time keeps the
-  // memory busy during that stage (layer norm f32 [4096,4096]: about 25%
-  // faster on a 2-core host).
-  absl::Status EmitElementwise(const Stage& s, int64_t bpr, std::vector<int> ahead = {},
-                               int64_t rows_per_block = 1) {
+  absl::Status EmitElementwise(const Stage& s, int64_t bpr) {
     int64_t length = s.RowLength();
     int64_t chunk = CeilDiv(length, bpr);
     for (const Instruction* v : s.roots) {
       if (IsStaged(s, v)) staged_.push_back(v);
     }
-    // With staged outputs the task's share of a row goes piece by piece
-    // (and nothing is fetched ahead); with rows to fetch ahead, block by block.
-    if (!staged_.empty()) ahead.clear();
-    const bool blocked = !staged_.empty() || !ahead.empty();
+    // With staged outputs the task's share of a row goes piece by piece.
+    const bool blocked = !staged_.empty();
     int indent = blocked ? 10 : 8;
     Line(6, "for (int64_t r = r0; r < r1; ++r) {");
     Line(8, absl::StrCat("const int64_t c0 = part * ", chunk, ";"));
@@ -355,14 +312,9 @@ class CpuKernelEmitter {
       Line(8, "#pragma omp simd");
       Line(8, "for (int64_t c = c0; c < c1; ++c) {");
     } else {
-      int64_t piece = staged_.empty() ? kPrefetchBlock : StagePiece(s);
-      if (!ahead.empty()) Line(8, absl::StrCat("const bool ahead = r + ", rows_per_block, " < ", s.Rows(), ";"));
+      int64_t piece = StagePiece(s);
       Line(8, absl::StrCat("for (int64_t s0 = c0; s0 < c1; s0 += ", piece, ") {"));
       Line(10, absl::StrCat("const int64_t s1 = std::min<int64_t>(c1, s0 + ", piece, ");"));
-      for (int k : ahead) {
-        Line(10, absl::StrCat("if (ahead) seam_prefetch(b", k, " + (r + ", rows_per_block, ") * ", length,
-                              " + s0, (s1 - s0) * sizeof(b", k, "[0]));"));
-      }
       Line(10, "#pragma omp simd");
       Line(10, "for (int64_t c = s0; c < s1; ++c) {");
     }

@@ -68,14 +68,6 @@ inline void seam_stream_store(void* to, const void* from, size_t bytes) {
 #endif
 }
 
-// Asks for [p, p + bytes) to be brought into the caches: memory read ahead
-// of the loop that needs it. A prefetch never faults.
-inline void seam_prefetch(const void* p, size_t bytes) {
-  for (size_t offset = 0; offset < bytes; offset += 64) {
-    __builtin_prefetch(static_cast<const char*>(p) + offset, 0, 3);
-  }
-}
-
 inline void seam_stream_fence() {
 #if defined(__AVX__)
   _mm_sfence();
