@@ -8,9 +8,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "seam/eval/compare.h"
+#include "seam/eval/evaluator.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
+#include "seam/text/parser.h"
 
 namespace seam::testing {
 
@@ -55,6 +59,30 @@ inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::
     go(runtime::Executable::Compile(module, options));
   }
   return run;
+}
+
+// The first module of `text`; null (and the test failed) when it does not
+// parse.
+inline std::unique_ptr<Module> ParseFirst(const std::string& text, const std::string& name) {
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, name);
+  EXPECT_TRUE(modules.ok()) << modules.status();
+  if (!modules.ok() || modules->empty()) return nullptr;
+  return std::move(modules->front());
+}
+
+// Runs `executable`, compiled from `module`, and the interpreter (with the
+// wide accumulation the differential tests compare against) on
+// `arguments`, and expects the same result. `arguments` are left as the
+// executable left them.
+inline void ExpectSameAsInterpreter(runtime::Executable& executable, const Module& module,
+                                    std::vector<Literal>& arguments) {
+  Evaluator oracle;
+  oracle.set_wide_accumulation(true);
+  absl::StatusOr<Literal> expected = oracle.Run(module, arguments);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<Literal> got = executable.Run(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
 }
 
 }  // namespace seam::testing

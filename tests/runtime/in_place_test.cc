@@ -5,9 +5,9 @@
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
-#include "seam/eval/evaluator.h"
 #include "seam/runtime/executable.h"
 #include "seam/text/parser.h"
+#include "backends.h"
 
 namespace seam::runtime {
 namespace {
@@ -19,24 +19,15 @@ struct Outcome {
 // Runs `text` compiled (stitch) and in the interpreter on the same random
 // arguments; expects equal results and returns the executable's counters.
 Outcome RunBoth(const std::string& text, std::vector<Literal>* arguments_out = nullptr) {
-  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "in_place");
-  EXPECT_TRUE(modules.ok()) << modules.status();
-  if (!modules.ok()) return {};
-  Module& module = *modules->front();
-  std::vector<Literal> arguments = RandomArguments(*module.entry(), 0);
-  std::vector<Literal> originals = arguments;
-  Evaluator oracle;
-  oracle.set_wide_accumulation(true);
-  absl::StatusOr<Literal> expected = oracle.Run(module, arguments);
-  EXPECT_TRUE(expected.ok()) << expected.status();
+  std::unique_ptr<Module> module = testing::ParseFirst(text, "in_place");
+  if (module == nullptr) return {};
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(module, ExecutableOptions{});
+      Executable::Compile(*module, ExecutableOptions{});
   EXPECT_TRUE(executable.ok()) << executable.status();
-  if (!expected.ok() || !executable.ok()) return {};
-  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
-  EXPECT_TRUE(got.ok()) << got.status();
-  if (!got.ok()) return {};
-  EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
+  if (!executable.ok()) return {};
+  std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
+  std::vector<Literal> originals = arguments;
+  testing::ExpectSameAsInterpreter(**executable, *module, arguments);
   for (size_t k = 0; k < arguments.size(); ++k) {
     EXPECT_EQ(DescribeDifferences(arguments[k], originals[k], &RewriteTolerance, "an argument"),
               "")

@@ -19,11 +19,10 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
-#include "seam/eval/compare.h"
-#include "seam/eval/evaluator.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/jit.h"
 #include "seam/text/parser.h"
+#include "backends.h"
 
 namespace seam::runtime {
 namespace {
@@ -61,22 +60,12 @@ Generated CompileKeepingSource(const Module& module, const std::string& name) {
 // The generated kernels of `text` (the prelude left out), after checking
 // the compiled module against the interpreter.
 std::string KernelsOf(const std::string& text, const std::string& name) {
-  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, name);
-  EXPECT_TRUE(modules.ok()) << modules.status();
-  if (!modules.ok()) return "";
-  Module& module = *modules->front();
-  std::vector<Literal> arguments = RandomArguments(*module.entry(), 0);
-  Evaluator oracle;
-  oracle.set_wide_accumulation(true);
-  absl::StatusOr<Literal> expected = oracle.Run(module, arguments);
-  EXPECT_TRUE(expected.ok()) << expected.status();
-  Generated generated = CompileKeepingSource(module, name);
-  if (!expected.ok() || generated.executable == nullptr) return "";
-  absl::StatusOr<Literal> got = generated.executable->Run(arguments);
-  EXPECT_TRUE(got.ok()) << got.status();
-  if (got.ok()) {
-    EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
-  }
+  std::unique_ptr<Module> module = testing::ParseFirst(text, name);
+  if (module == nullptr) return "";
+  Generated generated = CompileKeepingSource(*module, name);
+  if (generated.executable == nullptr) return "";
+  std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
+  testing::ExpectSameAsInterpreter(*generated.executable, *module, arguments);
   size_t kernels = generated.source.find("extern \"C\" __attribute__((visibility(\"default\")))");
   EXPECT_NE(kernels, std::string::npos) << "no kernel in the dump";
   return kernels == std::string::npos ? "" : generated.source.substr(kernels);
@@ -271,9 +260,9 @@ TEST(SimdTwins, EveryLoopCallingATwinIsVectorized) {
   }
   int checked = 0;
   for (const auto& [name, text] : modules) {
-    absl::StatusOr<std::vector<std::unique_ptr<Module>>> parsed = ParseHloText(text, name);
-    ASSERT_TRUE(parsed.ok()) << parsed.status();
-    std::string source = CompileKeepingSource(*parsed->front(), name).source;
+    std::unique_ptr<Module> parsed = testing::ParseFirst(text, name);
+    ASSERT_NE(parsed, nullptr);
+    std::string source = CompileKeepingSource(*parsed, name).source;
     std::vector<std::pair<int, int>> loops = LoopsCallingATwin(source);
     if (loops.empty()) continue;
     std::set<int> vectorized = VectorizedLoopLines(source, name);
