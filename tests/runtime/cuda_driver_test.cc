@@ -302,6 +302,11 @@ TEST_F(CudaKernelTest, OptsIntoDynamicSharedMemoryAbove48KiB) {
   absl::Status launched = count_shared->Launch({1, 256, kBytes, false}, args);
   ASSERT_TRUE(launched.ok()) << launched;
   EXPECT_EQ(Download(where, 1), (std::vector<float>{static_cast<float>(n)}));
+  // Raised once: the next launches of the function keep the cap.
+  ASSERT_TRUE(context_->Zero(where, sizeof(float)).ok());
+  launched = count_shared->Launch({1, 256, kBytes, false}, args);
+  ASSERT_TRUE(launched.ok()) << launched;
+  EXPECT_EQ(Download(where, 1), (std::vector<float>{static_cast<float>(n)}));
 }
 
 TEST_F(CudaKernelTest, TimesWithEvents) {

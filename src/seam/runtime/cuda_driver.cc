@@ -300,8 +300,10 @@ absl::Status Function::Launch(const LaunchShape& shape, void** args) const {
                      " threads, ", shape.dynamic_shared_bytes, " bytes of dynamic shared memory)"));
   }
   SEAM_RETURN_IF_ERROR(context_->MakeCurrent());
-  if (shape.dynamic_shared_bytes > kDefaultDynamicSharedLimit) {
+  if (shape.dynamic_shared_bytes > kDefaultDynamicSharedLimit &&
+      shape.dynamic_shared_bytes > dynamic_shared_allowed_) {
     SEAM_RETURN_IF_ERROR(AllowDynamicShared(shape.dynamic_shared_bytes));
+    dynamic_shared_allowed_ = shape.dynamic_shared_bytes;
   }
   const Driver& d = TheDriver();
   auto grid = static_cast<unsigned>(shape.grid);

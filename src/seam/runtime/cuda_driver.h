@@ -105,6 +105,9 @@ class Function {
   Context* context_;
   FunctionHandle handle_;
   std::string name_;
+  // The dynamic shared memory cap the function was raised to: raised again
+  // only for a launch above it, not at every launch.
+  mutable int64_t dynamic_shared_allowed_ = 0;
 };
 
 // Code loaded onto the device, unloaded when the Module goes away.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
 #include "seam/runtime/blas_dot.h"
@@ -299,20 +300,20 @@ absl::Status CudaExecutable::InterpretKernel(const Step& step, Values& values) {
       return absl::OkStatus();
     }
   }
-  absl::flat_hash_map<const Instruction*, Literal> local;
+  // Members' results and the kernel's inputs, each input downloaded once
+  // however many members read it. (Node map: operands point into it while
+  // it grows.)
+  absl::node_hash_map<const Instruction*, Literal> local;
   for (const Instruction* m : kernel.instructions) {
-    std::vector<Literal> downloaded;
     std::vector<const Literal*> operands;
-    downloaded.reserve(m->operand_count());
     for (const Instruction* o : m->operands()) {
-      if (auto it = local.find(o); it != local.end()) {
-        operands.push_back(&it->second);
-        continue;
+      auto it = local.find(o);
+      if (it == local.end()) {
+        SEAM_ASSIGN_OR_RETURN(const DeviceValue* held, Find(values, o));
+        SEAM_ASSIGN_OR_RETURN(Literal value, Download(*held));
+        it = local.emplace(o, std::move(value)).first;
       }
-      SEAM_ASSIGN_OR_RETURN(const DeviceValue* held, Find(values, o));
-      SEAM_ASSIGN_OR_RETURN(Literal value, Download(*held));
-      downloaded.push_back(std::move(value));
-      operands.push_back(&downloaded.back());
+      operands.push_back(&it->second);
     }
     SEAM_ASSIGN_OR_RETURN(Literal value, EvalInstruction(*m, operands, evaluator_));
     local.emplace(m, std::move(value));
