@@ -35,8 +35,8 @@ struct CompiledRun {
 };
 
 // Compiles `module` for `backend` under `strategy` and runs it on
-// `arguments`. `streamed` (CPU only) makes every output go through the
-// non-temporal store path (a one-byte last-level cache).
+// `arguments`. `streamed` (CPU only) makes every output of 4-byte elements
+// go through the non-temporal store path (a one-byte last-level cache).
 inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::Strategy strategy,
                                  const std::vector<Literal>& arguments, bool streamed = false) {
   CompiledRun run;

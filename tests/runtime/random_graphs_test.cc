@@ -30,8 +30,8 @@ struct Outcome {
 };
 
 // Runs `text` compiled with `strategy` and in the interpreter. With
-// `streamed`, the device's last-level cache is one byte, so every output
-// goes through the staged non-temporal store path.
+// `streamed`, the device's last-level cache is one byte, so every output of
+// 4-byte elements goes through the staged non-temporal store path.
 Outcome Check(Backend backend, const std::string& text, fusion::Strategy strategy,
               bool streamed = false) {
   Outcome outcome;

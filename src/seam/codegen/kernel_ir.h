@@ -67,7 +67,7 @@ struct KernelBuffer {
   // kOutput larger than the last-level cache: its readers will not find it
   // there, so it is written past the caches (non-temporal stores on a CPU,
   // sparing the read-for-ownership of every line). Never pred: bool has no
-  // vector storage to stream from.
+  // vector storage to stream from; nor 2-byte types (see AssignStorage).
   bool streamed = false;
 };
 
