@@ -4,7 +4,8 @@
 // stitch's speed-up over xla and none (the median of the rounds' ratios),
 // kernel counts, the plan's estimated DRAM bytes, and the achieved
 // bandwidth (every input read once, every output written once, per second)
-// as a fraction of the copy bandwidth. --json prints the same as one JSON object.
+// as a fraction of the copy bandwidth. --json prints the same as one JSON
+// object.
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -171,8 +172,9 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<
                  name.c_str());
     SEAM_ASSIGN_OR_RETURN(fusion::Strategy strategy, fusion::StrategyByName(name));
     SEAM_ASSIGN_OR_RETURN(Contender contender,
-                          options.backend == "cuda" ? PrepareCuda(*module, strategy, arguments)
-                                                    : PrepareCpu(*module, strategy, arguments, options));
+                          options.backend == "cuda"
+                              ? PrepareCuda(*module, strategy, arguments)
+                              : PrepareCpu(*module, strategy, arguments, options));
     contenders.push_back(std::move(contender));
   }
   std::fprintf(stderr, "[%d/%d] %s: timing, %d rounds\n", index + 1, count, workload.name.c_str(),
@@ -190,7 +192,8 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<
   return workload;
 }
 
-// stitch's speed-up over `base` (the median of the rounds' ratios), or 0 when either was not measured.
+// stitch's speed-up over `base` (the median of the rounds' ratios), or 0
+// when either was not measured.
 double SpeedUp(const Workload& w, const std::string& base) {
   auto stitch = w.strategies.find("stitch"), other = w.strategies.find(base);
   if (stitch == w.strategies.end() || other == w.strategies.end()) return 0;
@@ -388,7 +391,8 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_option("--passes", options->passes,
                       "Graph passes run before planning: a pipeline spec, `default` or `none`")
       ->default_val("default");
-  command->add_option("--repeat", options->repeat, "Rounds of timed runs, each strategy once per round, after one warm-up")
+  command->add_option("--repeat", options->repeat,
+                      "Rounds of timed runs, each strategy once per round, after one warm-up")
       ->check(CLI::PositiveNumber)
       ->default_val(11);
   command->add_option("--seed", options->seed, "Seed for the random inputs")->default_val(0);
