@@ -10,7 +10,6 @@
 #include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -22,6 +21,7 @@
 #include "seam/runtime/executable.h"
 #include "seam/runtime/jit.h"
 #include "seam/text/parser.h"
+#include "seam/text/source_file.h"
 #include "backends.h"
 
 namespace seam::runtime {
@@ -32,11 +32,11 @@ std::filesystem::path ScratchPath(const std::string& name) {
          ("seam_simd_twins_" + name + "_" + std::to_string(::getpid()));
 }
 
+// `path`'s text; a file that cannot be read fails the test.
 std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
+  absl::StatusOr<SourceFile> file = SourceFile::Read(path.string());
+  EXPECT_TRUE(file.ok()) << file.status();
+  return file.ok() ? file->text() : "";
 }
 
 struct Generated {

@@ -124,6 +124,12 @@ void Executable::Recycle(Literal value) {
   if (value.shape().IsArray()) pool_.Give(std::move(value.mutable_bytes()));
 }
 
+absl::Status Executable::RunAndDiscard(absl::Span<const Literal> arguments) {
+  SEAM_ASSIGN_OR_RETURN(Literal out, Run(arguments));
+  Recycle(std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status Executable::RunKernel(const Step& step, Values& values) {
   const codegen::KernelIr& ir = *step.ir;
   std::vector<void*> buffers;

@@ -68,6 +68,10 @@ class Executable {
   // repeatedly and are done with a result).
   void Recycle(Literal value);
 
+  // Runs and recycles the result at once: for timing repeated runs whose
+  // results nobody reads.
+  absl::Status RunAndDiscard(absl::Span<const Literal> arguments);
+
   const ExecutableStats& stats() const { return stats_; }
   // With ExecutableOptions::profile_kernels: every compiled kernel (in no
   // particular order); empty otherwise.

@@ -108,11 +108,7 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
                         runtime::Executable::Compile(module, options));
-  auto run = [executable, &arguments]() -> absl::Status {
-    SEAM_ASSIGN_OR_RETURN(Literal out, executable->Run(arguments));
-    executable->Recycle(std::move(out));
-    return absl::OkStatus();
-  };
+  auto run = [executable, &arguments] { return executable->RunAndDiscard(arguments); };
   SEAM_RETURN_IF_ERROR(run());
   executable->ClearKernelProfile();  // the warm-up stays out of the kernel profile
   Contender contender;
