@@ -42,7 +42,114 @@ double MaxMagnitude(const Literal& value) {
   return max;
 }
 
+// The distance between `magnitude` and the next value of type t above it.
+double UlpAt(DType t, double magnitude) {
+  int mantissa_bits = t == DType::kF64 || t == DType::kC128 ? 52
+                      : t == DType::kBF16                   ? 7
+                      : t == DType::kF16                    ? 10
+                                                            : 23;
+  if (!(magnitude > 0) || !std::isfinite(magnitude)) return 0;
+  return std::ldexp(1.0, std::ilogb(magnitude) - mantissa_bits);
+}
+
+struct VerifyBounds {
+  double max_relative, rms_relative;
+};
+
+VerifyBounds VerifyBoundsOf(DType t) {
+  switch (t) {
+    case DType::kF64:
+    case DType::kC128: return {1e-8, 1e-11};
+    case DType::kBF16: return {1e-1, 2e-2};
+    case DType::kF16: return {5e-2, 5e-3};
+    default: return {1e-2, 1e-4};
+  }
+}
+
 }  // namespace
+
+ArrayError MeasureArrayError(const Literal& got, const Literal& want) {
+  ArrayError e;
+  const DType type = want.shape().dtype();
+  const bool complex = IsComplex(type);
+  auto magnitude = [&](const Literal& v, int64_t i) {
+    return complex ? std::abs(v.GetComplex(i)) : std::abs(v.GetDouble(i));
+  };
+  auto finite = [&](const Literal& v, int64_t i) {
+    if (!complex) return std::isfinite(v.GetDouble(i));
+    std::complex<double> c = v.GetComplex(i);
+    return std::isfinite(c.real()) && std::isfinite(c.imag());
+  };
+  double max_want = 0, squared_error = 0, squared_want = 0, worst = 0;
+  for (int64_t i = 0; i < want.element_count(); ++i) {
+    if (!finite(want, i) || !finite(got, i)) {
+      double error = complex ? 0 : FloatError(got.GetDouble(i), want.GetDouble(i), 1);
+      if (complex || error != 0) {
+        if (e.nonfinite_mismatches++ == 0) e.first_nonfinite_mismatch = i;
+      }
+      continue;
+    }
+    double w = magnitude(want, i);
+    double diff = complex ? std::abs(got.GetComplex(i) - want.GetComplex(i))
+                          : std::abs(got.GetDouble(i) - want.GetDouble(i));
+    max_want = std::max(max_want, w);
+    squared_error += diff * diff;
+    squared_want += w * w;
+    if (diff > worst || e.worst_index < 0) {
+      worst = diff;
+      e.worst_index = i;
+    }
+  }
+  const double scale = max_want > 0 ? max_want : 1;
+  e.max_relative = worst / scale;
+  const double ulp = UlpAt(type, max_want);
+  e.max_ulps = ulp > 0 ? worst / ulp : (worst > 0 ? INFINITY : 0);
+  e.rms_relative = squared_want > 0 ? std::sqrt(squared_error / squared_want) : std::sqrt(squared_error);
+  if (e.worst_index >= 0) {
+    e.worst_got = FormatElement(got, e.worst_index);
+    e.worst_want = FormatElement(want, e.worst_index);
+  }
+  return e;
+}
+
+std::string FormatArrayError(const ArrayError& e) {
+  return absl::StrFormat("worst element off by %.3g of the largest magnitude (%.3g ulp there), "
+                         "rms error %.3g relative",
+                         e.max_relative, e.max_ulps, e.rms_relative);
+}
+
+std::string DescribeVerifyDifferences(const Literal& got, const Literal& want,
+                                      const std::string& what) {
+  if (got.shape().IsTuple() && want.shape().IsTuple() &&
+      got.tuple_elements().size() == want.tuple_elements().size()) {
+    std::string out;
+    for (size_t i = 0; i < want.tuple_elements().size(); ++i) {
+      out += DescribeVerifyDifferences(got.tuple_elements()[i], want.tuple_elements()[i],
+                                       absl::StrCat(what, "{", i, "}"));
+    }
+    return out;
+  }
+  const DType type = want.shape().dtype();
+  if (got.shape().IsTuple() || want.shape().IsTuple() || got.shape().IsToken() ||
+      got.shape().dtype() != type || got.shape().dims() != want.shape().dims() ||
+      (!IsFloat(type) && !IsComplex(type))) {
+    return DescribeDifferences(got, want, &ConformanceTolerance, what);  // structure; exact integers
+  }
+  ArrayError e = MeasureArrayError(got, want);
+  const VerifyBounds bounds = VerifyBoundsOf(type);
+  const std::string where = absl::StrCat(what, " ", want.shape().ToString(false), ": ");
+  if (e.nonfinite_mismatches > 0) {
+    return absl::StrCat(where, e.nonfinite_mismatches,
+                        " element(s) are NaN or infinite on one side only; first at ",
+                        e.first_nonfinite_mismatch, ": got ", FormatElement(got, e.first_nonfinite_mismatch),
+                        ", expected ", FormatElement(want, e.first_nonfinite_mismatch), "\n");
+  }
+  if (e.max_relative <= bounds.max_relative && e.rms_relative <= bounds.rms_relative) return "";
+  return absl::StrCat(where, FormatArrayError(e), absl::StrFormat(" (bounds %.3g and %.3g)",
+                                                                    bounds.max_relative, bounds.rms_relative),
+                      "; worst at ", e.worst_index, ": got ", e.worst_got, ", expected ", e.worst_want,
+                      "\n");
+}
 
 Tolerance ConformanceTolerance(DType type) {
   switch (type) {

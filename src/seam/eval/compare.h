@@ -45,4 +45,35 @@ Mismatch CompareArrays(const Literal& got, const Literal& want, const Tolerance&
 std::string DescribeDifferences(const Literal& got, const Literal& want,
                                 Tolerance (*tolerance_for)(DType), const std::string& what);
 
+// How far a whole array is from the expected one, in terms that hold up
+// on deep networks, where rounding differences grow layer by layer: the
+// worst element's error relative to the array's largest magnitude (and in
+// ulps of the type at that magnitude), and the root-mean-square error
+// relative to the root-mean-square magnitude. Non-finite elements are
+// compared apart: a NaN or infinity on one side only is a mismatch.
+struct ArrayError {
+  double max_relative = 0;  // max |got - want| / max |want|
+  double max_ulps = 0;      // max |got - want| / ulp(max |want|)
+  double rms_relative = 0;  // rms(got - want) / rms(want)
+  int64_t worst_index = -1;
+  int64_t nonfinite_mismatches = 0;
+  int64_t first_nonfinite_mismatch = -1;
+  std::string worst_got, worst_want;
+};
+ArrayError MeasureArrayError(const Literal& got, const Literal& want);
+
+// `seam run --verify`'s judgement of one array: integers and pred exact;
+// floats within bounds on ArrayError per type (f32: worst element within
+// 1% of the largest magnitude, rms within 1e-4; bf16 10% and 2e-2; f16 5%
+// and 5e-3; f64 1e-8 and 1e-11), non-finite elements alike. A miscompiled
+// element is off by a good part of the array's scale, a miscompiled array
+// by far more than rounding: either fails; a deep net's rounding does not.
+// Returns "" when they agree (tuples element by element), else one line
+// per differing array naming `what` and its tuple index path.
+std::string DescribeVerifyDifferences(const Literal& got, const Literal& want,
+                                      const std::string& what);
+// ArrayError as `what`: its worst error relative to the largest magnitude
+// and in ulps, and its relative rms error.
+std::string FormatArrayError(const ArrayError& error);
+
 }  // namespace seam
