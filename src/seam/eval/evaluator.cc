@@ -168,25 +168,32 @@ absl::Status Evaluator::CheckRoomFor(const Instruction& instruction) const {
                                  live_bytes_ / double(1 << 30), memory_limit_ / double(1 << 30)));
 }
 
-absl::Status CheckInterpretable(const Module& module) {
+std::vector<absl::Status> UninterpretableOps(const Module& module) {
+  std::vector<absl::Status> found;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
       Opcode op = instruction->opcode();
       if (op == Opcode::kCustomCall) {
         std::string target = instruction->attrs().custom_call_target.value_or("");
         if (!HasCustomCallHandler(target)) {
-          return ErrorAt(instruction->location(),
-                         absl::StrCat("'", instruction->name(), "': custom-call target \"",
-                                      target, "\" has no interpreter handler"));
+          found.push_back(ErrorAt(instruction->location(),
+                                  absl::StrCat("'", instruction->name(), "': custom-call target \"",
+                                               target, "\" has no interpreter handler")));
         }
       } else if (!IsInterpretable(op)) {
-        return ErrorAt(instruction->location(),
-                       absl::StrCat("'", instruction->name(), "': the interpreter does not support '",
-                                    OpcodeName(op), "'"));
+        found.push_back(ErrorAt(instruction->location(),
+                                absl::StrCat("'", instruction->name(),
+                                             "': the interpreter does not support '",
+                                             OpcodeName(op), "'")));
       }
     }
   }
-  return absl::OkStatus();
+  return found;
+}
+
+absl::Status CheckInterpretable(const Module& module) {
+  std::vector<absl::Status> found = UninterpretableOps(module);
+  return found.empty() ? absl::OkStatus() : found.front();
 }
 
 absl::Status CheckArguments(const Computation& computation,

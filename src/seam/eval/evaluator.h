@@ -54,6 +54,8 @@ class Evaluator {
 // `module` has no interpreter semantics (an op or a custom-call target), so a
 // run stops before it starts rather than midway.
 absl::Status CheckInterpretable(const Module& module);
+// Every such instruction, each as that error.
+std::vector<absl::Status> UninterpretableOps(const Module& module);
 
 // Checks that `arguments` fit the parameters of `computation`; the error says
 // which argument and what was expected.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "seam/eval/evaluator.h"
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
@@ -20,6 +21,20 @@ int Fail(const absl::Status& status) {
 int FailAt(const std::string& path, const absl::Status& status) {
   absl::StatusOr<SourceFile> source = SourceFile::Read(path);
   return Fail(source.ok() ? source->Annotate(status) : status);
+}
+
+void WarnUnrunnable(const std::string& path, const Module& module) {
+  absl::StatusOr<SourceFile> source = SourceFile::Read(path);
+  for (const absl::Status& op : UninterpretableOps(module)) {
+    absl::Status warning(op.code(), absl::StrCat(op.message(),
+                                                 "; no backend runs it, so `seam run` would fail"));
+    op.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+      warning.SetPayload(url, payload);  // the location
+    });
+    std::string text(source.ok() ? source->Annotate(warning).message() : warning.message());
+    if (size_t at = text.find("error: "); at != std::string::npos) text.replace(at, 7, "warning: ");
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,

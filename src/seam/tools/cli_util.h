@@ -36,6 +36,11 @@ absl::Status RunPassSpec(Module& module, const std::string& spec);
 // killed by the OOM killer explains nothing.
 absl::Status CheckArgumentsFitInMemory(const Computation& entry);
 
+// Warns on stderr about each instruction of `module` that no backend can
+// run (no compiled path, and no interpreter semantics): compiling and
+// planning go on, but a run would fail there.
+void WarnUnrunnable(const std::string& path, const Module& module);
+
 // Ok when `--backend=cuda` can run here; otherwise why not (no driver or
 // device), pointing to `seam compile --backend=cuda`, which needs neither.
 absl::Status CudaBackendAvailable();

@@ -43,6 +43,7 @@ int Compile(const CompileOptions& options) {
   if (!module.ok()) return Fail(module.status());
   absl::Status passed = RunPassSpec(**module, options.passes);
   if (!passed.ok()) return FailAt(options.file, passed);
+  WarnUnrunnable(options.file, **module);
   // Printing the source needs no NVRTC; PTX (printed or written) does.
   bool render_only = options.emit == "cuda" && options.dump_to.empty();
   absl::StatusOr<runtime::CudaProgram> program =

@@ -52,6 +52,7 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
     for (std::unique_ptr<Module>& module : *modules) {
       absl::Status passed = RunPassSpec(*module, options->passes);
       if (!passed.ok()) return Fail(passed);
+      WarnUnrunnable(options->file, *module);
       absl::StatusOr<fusion::FusionPlan> plan = fusion::PlanModule(*module, plan_options);
       if (!plan.ok()) return Fail(plan.status());
       std::string text = options->format == "json"  ? fusion::PlanToJson(*plan)
