@@ -25,10 +25,7 @@ Literal TupleOf(const Shape& shape, OperandValues operands) {
 Literal ConstantValue(const Instruction& instruction) {
   const Literal& literal = *instruction.literal();
   if (!literal.is_elided()) return literal;
-  Literal filled(instruction.shape());
-  FillElided(filled, literal.elided_identity().empty() ? instruction.name()
-                                                      : literal.elided_identity());
-  return filled;
+  return ElidedConstantData(instruction);
 }
 
 absl::StatusOr<Literal> EvalWhile(const Instruction& instruction, OperandValues operands,

@@ -51,4 +51,21 @@ void FillElided(Literal& literal, absl::string_view name) {
   FillRandom(literal, hash);
 }
 
+Literal ElidedConstantData(const Instruction& constant) {
+  const std::string& identity = constant.literal()->elided_identity();
+  Literal filled(constant.shape());
+  FillElided(filled, identity.empty() ? constant.name() : identity);
+  return filled;
+}
+
+void FillElidedConstants(Module& module) {
+  for (const std::unique_ptr<Computation>& computation : module.computations()) {
+    for (const std::unique_ptr<Instruction>& i : computation->instructions()) {
+      const Literal* literal = i->literal();
+      if (i->opcode() != Opcode::kConstant || literal == nullptr || !literal->is_elided()) continue;
+      i->set_literal(ElidedConstantData(*i));
+    }
+  }
+}
+
 }  // namespace seam

@@ -9,6 +9,7 @@
 
 #include "absl/strings/string_view.h"
 #include "seam/ir/literal.h"
+#include "seam/ir/module.h"
 
 namespace seam {
 
@@ -16,5 +17,14 @@ void FillRandom(Literal& literal, uint64_t seed);
 // The policy for a constant written as `{...}`: FillRandom seeded by a hash
 // of the constant's name, so every run and every backend sees the same data.
 void FillElided(Literal& literal, absl::string_view name);
+
+// The data of `constant`, whose literal is elided: FillElided seeded by the
+// name of the constant it was copied from, else its own.
+Literal ElidedConstantData(const Instruction& constant);
+
+// Writes out every elided constant of `module` as FillElided fills it, so
+// that a tool that does not know Seam's policy (XLA, say) computes what
+// Seam computes from the printed module.
+void FillElidedConstants(Module& module);
 
 }  // namespace seam

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "seam/eval/random_fill.h"
 #include "seam/passes/pipeline.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
@@ -21,6 +22,7 @@ std::function<int()> AddOptCommand(CLI::App& app) {
     bool verify_each = false;
     std::string dump_to;
     bool stats = false;
+    bool fill_elided_constants = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -38,6 +40,9 @@ std::function<int()> AddOptCommand(CLI::App& app) {
                       "Write the module to DIR after every pass that changed it");
   command->add_flag("--stats", options->stats,
                     "Print per-pass runs, wall time and op-count delta to stderr");
+  command->add_flag("--fill-elided-constants", options->fill_elided_constants,
+                    "Print elided constants ({...}) with the data Seam fills them with, so "
+                    "that other tools compute the same");
   return [options]() -> int {
     // The spec is checked before any file is read: a typo fails fast.
     std::optional<Pipeline> pipeline;
@@ -77,6 +82,9 @@ std::function<int()> AddOptCommand(CLI::App& app) {
           std::fprintf(stderr, "module %s\n%s", module->name().c_str(), report.Summary().c_str());
         }
       }
+    }
+    if (options->fill_elided_constants) {
+      for (std::unique_ptr<Module>& module : *modules) FillElidedConstants(*module);
     }
     std::fputs(PrintModules(*modules).c_str(), stdout);
     return 0;
