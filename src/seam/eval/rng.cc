@@ -11,16 +11,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
+#include "seam/eval/scalar_ops.h"
 
 namespace seam {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using scalar::SplitMix64;
 
 double Unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
@@ -34,7 +30,7 @@ absl::StatusOr<Literal> BitGenerator(const Instruction& instruction, const Liter
   Literal out(instruction.shape());
   Literal& bits = out.mutable_tuple_elements()[1];
   for (int64_t i = 0; i < bits.element_count(); ++i) {
-    bits.SetBits(i, SplitMix64(key ^ SplitMix64(counter + static_cast<uint64_t>(i))));
+    bits.SetBits(i, scalar::RngBitWord(key, counter, static_cast<uint64_t>(i)));
   }
   Literal& new_state = out.mutable_tuple_elements()[0];
   new_state = state;

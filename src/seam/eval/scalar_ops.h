@@ -152,4 +152,16 @@ auto TotalOrderKey(F f) {
   return bits < 0 ? static_cast<Bits>(bits ^ std::numeric_limits<Bits>::max()) : bits;
 }
 
+// rng-bit-generator's word i from the state (key, counter): Seam's
+// documented stream (SplitMix64), not the bits of XLA's Philox or ThreeFry.
+inline uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+inline uint64_t RngBitWord(uint64_t key, uint64_t counter, uint64_t i) {
+  return SplitMix64(key ^ SplitMix64(counter + i));
+}
+
 }  // namespace seam::scalar
