@@ -12,6 +12,32 @@
 
 namespace seam {
 
+// input_output_alias={ {1}: (0, {}, may-alias), {2}: (1, {}, must-alias) }:
+// the parameter number is what follows each "(" that follows a ":".
+std::vector<int64_t> Module::DonatedParameters() const {
+  std::vector<int64_t> donated;
+  for (const VerbatimAttribute& a : attributes_) {
+    if (a.name != "input_output_alias") continue;
+    absl::string_view text = a.value;
+    for (size_t colon = text.find(':'); colon != absl::string_view::npos;
+         colon = text.find(':', colon + 1)) {
+      size_t at = text.find_first_not_of(' ', colon + 1);
+      if (at == absl::string_view::npos || text[at] != '(') continue;
+      at = text.find_first_not_of(' ', at + 1);
+      int64_t number = 0;
+      bool digits = false;
+      for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, digits = true) {
+        number = number * 10 + (text[at] - '0');
+        if (number > (int64_t{1} << 40)) break;  // no parameter is numbered so
+      }
+      if (digits) donated.push_back(number);
+    }
+  }
+  std::sort(donated.begin(), donated.end());
+  donated.erase(std::unique(donated.begin(), donated.end()), donated.end());
+  return donated;
+}
+
 Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
   computation->parent_ = this;
   computations_.push_back(std::move(computation));

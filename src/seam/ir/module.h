@@ -48,6 +48,9 @@ class Module {
   // `HloModule name, key=value, ...` attributes, verbatim and in order.
   const std::vector<VerbatimAttribute>& attributes() const { return attributes_; }
   std::vector<VerbatimAttribute>& mutable_attributes() { return attributes_; }
+  // The entry parameters the `input_output_alias` attribute lets a run take
+  // over (XLA's donated buffers), each once, in increasing order.
+  std::vector<int64_t> DonatedParameters() const;
   const std::vector<DebugTable>& debug_tables() const { return debug_tables_; }
   std::vector<DebugTable>& mutable_debug_tables() { return debug_tables_; }
 
