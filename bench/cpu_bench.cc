@@ -4,7 +4,7 @@
 // time of N runs after warm-up, the three timed in interleaved rounds,
 // stitch's speed-up over none and xla (the median of the rounds' ratios), and
 // stitch's bytes/s (inputs read once, outputs written once) as a fraction
-// of the copy bandwidth measured in the same run by an OpenMP copy loop
+// of the copy bandwidth measured in the same run by a copy loop on the thread pool
 // built with the same compiler and flags as the kernels.
 // Usage: seam_cpu_bench [--repeat N] [--quick]
 #include <algorithm>
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<double> copy = seam::runtime::CopyBandwidthGBps(repeat);
   if (!copy.ok()) Die(copy.status());
   double copy_gbps = *copy;
-  std::printf("copy bandwidth: %.1f GB/s (OpenMP copy, same compiler and flags)\n", copy_gbps);
+  std::printf("copy bandwidth: %.1f GB/s (copy on the pool, same compiler and flags)\n", copy_gbps);
   std::vector<std::pair<int64_t, int64_t>> shapes = {{4096, 768}, {4096, 4096}, {1024, 16384},
                                                      {256, 65536}};
   if (quick) shapes = {{4096, 768}, {256, 65536}};

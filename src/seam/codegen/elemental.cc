@@ -273,18 +273,32 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
 }
 
 absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name) {
-  const Computation& fn = **reduce.attrs().to_apply;
-  std::string type = ComputeType(reduce.shape().dtype());
+  return ScalarLambda(**reduce.attrs().to_apply, reduce.shape().dtype(), name);
+}
+
+absl::StatusOr<std::string> ScalarFunctionBody(const Computation& fn,
+                                               const std::vector<std::string>& parameters,
+                                               std::vector<std::string>* lines, int indent) {
+  if (static_cast<size_t>(fn.parameter_count()) != parameters.size() ||
+      !fn.root()->shape().IsArray() || fn.root()->shape().rank() != 0) {
+    return absl::UnimplementedError("generated code calls computations of scalars into a scalar");
+  }
   absl::flat_hash_set<const Instruction*> computed;
   for (const auto& i : fn.instructions()) {
     if (i->opcode() != Opcode::kParameter) computed.insert(i.get());
   }
   KernelIr none;
+  ElementalEmitter emitter(none, MemoryNames{}, computed, lines, indent);
+  for (size_t k = 0; k < parameters.size(); ++k) {
+    emitter.Bind(fn.parameter(static_cast<int>(k)), {}, parameters[k]);
+  }
+  return emitter.Value(fn.root(), {});
+}
+
+absl::StatusOr<std::string> ScalarLambda(const Computation& fn, DType t, const std::string& name) {
+  std::string type = ComputeType(t);
   std::vector<std::string> body;
-  ElementalEmitter emitter(none, MemoryNames{}, computed, &body, 4);
-  emitter.Bind(fn.parameter(0), {}, "a");
-  emitter.Bind(fn.parameter(1), {}, "b");
-  SEAM_ASSIGN_OR_RETURN(std::string result, emitter.Value(fn.root(), {}));
+  SEAM_ASSIGN_OR_RETURN(std::string result, ScalarFunctionBody(fn, {"a", "b"}, &body, 4));
   // Half types accumulate in float: no rounding between steps.
   std::string text = absl::StrJoin(body, "\n");
   for (const std::string rounding : {"seam_round_bf16", "seam_round_half"}) {

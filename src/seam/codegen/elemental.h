@@ -76,5 +76,15 @@ class ElementalEmitter {
 // The C++ lambda computing a reduce's reducer on two accumulators (compute
 // types; bf16/f16 accumulate in float, unrounded).
 absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name);
+// The same for any computation of two scalars of type t into one (a
+// reduce's, a scatter's or a reduce-window's to_apply).
+absl::StatusOr<std::string> ScalarLambda(const Computation& fn, DType t, const std::string& name);
+
+// The statements (appended to `lines` at `indent`) computing `fn`, a
+// computation of scalars into a scalar, on the compute values named
+// `parameters`; returns the name of its result.
+absl::StatusOr<std::string> ScalarFunctionBody(const Computation& fn,
+                                               const std::vector<std::string>& parameters,
+                                               std::vector<std::string>* lines, int indent);
 
 }  // namespace seam::codegen

@@ -1,10 +1,12 @@
-// The CPU rendering of the kernel IR: one C++ function per kernel, one
-// OpenMP parallel region per kernel. A phase is one worksharing loop over
-// tasks (a tile of rows, or a chunk of folded elements); the loop's
-// implicit barrier is the grid barrier between phases. A block is a tile
+// The CPU rendering of the kernel IR: one C++ function per kernel, called
+// with its buffers and Seam's thread pool. A phase is one parallel loop over
+// tasks (a tile of rows, or a chunk of folded elements) whose chunks the
+// pool's threads claim; the loop's end is the grid barrier between phases,
+// and consecutive phases that need none share one loop. A block is a tile
 // of rows run by one thread; regional values live in that thread's tile
-// buffer (sized rows_per_block rows, so it stays in L1/L2); global ones in
-// scratch buffers. Innermost loops run along rows with `omp simd`.
+// buffer (sized rows_per_block rows, so it stays in L1/L2, carved from a
+// per-thread arena); global ones in scratch buffers. Innermost loops run
+// along rows with `omp simd`.
 #include "seam/codegen/emit_cpu.h"
 
 #include <algorithm>
@@ -142,13 +144,17 @@ class CpuKernelEmitter {
 
   absl::StatusOr<std::string> Emit() {
     Line(0, absl::StrCat("extern \"C\" __attribute__((visibility(\"default\"))) void ", ir_.name,
-                         "(void* const* seam_buffers) {"));
+                         "(void* const* seam_buffers, const seam_pool* seam_threads) {"));
+    // Declared in each parallel loop's body, not captured: a pointer
+    // reached through the closure loses __restrict, and with it the
+    // loops' vectorization.
     for (size_t k = 0; k < ir_.buffers.size(); ++k) {
       const KernelBuffer& b = ir_.buffers[k];
       std::string type = StorageType(b.dtype);
       bool in = b.storage == Storage::kInput;
-      Line(2, absl::StrCat(in ? "const " : "", type, "* __restrict b", k, " = static_cast<",
-                           in ? "const " : "", type, "*>(seam_buffers[", k, "]);"));
+      buffer_declarations_.push_back(absl::StrCat(in ? "const " : "", type, "* __restrict b", k,
+                                                  " = static_cast<", in ? "const " : "", type,
+                                                  "*>(seam_buffers[", k, "]);"));
     }
     for (const Stage& s : ir_.stages) {
       for (const Instruction* r : s.reductions) {
@@ -161,10 +167,8 @@ class CpuKernelEmitter {
         }
       }
     }
-    Line(2, "#pragma omp parallel");
-    Line(2, "{");
-    EmitTileBuffers();
-    EmitStagingRows();
+    DeclareTileBuffers();
+    DeclareStagingRows();
     for (size_t k = 0; k < ir_.stages.size();) {
       size_t end = k + 1;
       while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
@@ -175,13 +179,92 @@ class CpuKernelEmitter {
       }
       k = end;
     }
-    Line(2, "}");
+    EmitParallelLoops();
     Line(0, "}");
     return text_;
   }
 
  private:
-  void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
+  // One phase's loop over its tasks: the task index is `var`; `body` the
+  // loop's body as written inside `for (var...) {`.
+  struct TaskLoop {
+    int phase = 0;
+    std::string var;
+    int64_t count = 0;
+    std::string body;
+  };
+
+  // A buffer of each thread's own, carved from its arena.
+  struct ThreadBuffer {
+    std::string type, name;
+    int64_t count = 0;
+  };
+
+  void Line(int indent, const std::string& s) { absl::StrAppend(out_, Ind(indent), s, "\n"); }
+
+  // Lines from here to EndTasks() are the body of a loop over `count`
+  // tasks indexed by `var`, part of phase `phase`.
+  void BeginTasks(int phase, const std::string& var, int64_t count) {
+    loops_.push_back({phase, var, count, ""});
+    out_ = &loops_.back().body;
+  }
+  void EndTasks() { out_ = &text_; }
+
+  // The phases' loops as pool loops: a loop after which the next phase
+  // needs no barrier (BarrierBeforePhase) shares a pool loop with the next.
+  void EmitParallelLoops() {
+    for (size_t k = 0; k < loops_.size();) {
+      size_t end = k + 1;
+      auto barrier_after = [&](const TaskLoop& l) {
+        return l.phase + 1 < ir_.phases && barrier_[l.phase + 1];
+      };
+      while (end < loops_.size() && !barrier_after(loops_[end - 1])) ++end;
+      EmitParallelLoop(k, end);
+      k = end;
+    }
+  }
+
+  // Loops [begin, end) as one pool loop over their tasks, one after another.
+  void EmitParallelLoop(size_t begin, size_t end) {
+    int64_t total = 0;
+    for (size_t k = begin; k < end; ++k) total += loops_[k].count;
+    Line(2, absl::StrCat("seam_parallel(seam_threads, ", total,
+                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
+    for (const std::string& declaration : buffer_declarations_) Line(4, declaration);
+    EmitThreadBuffers();
+    Line(4, "for (int64_t seam_t = seam_begin; seam_t < seam_end; ++seam_t) {");
+    int64_t offset = 0;
+    for (size_t k = begin; k < end; ++k) {
+      const TaskLoop& l = loops_[k];
+      std::string body = l.body;
+      if (end - begin > 1) {  // one branch per loop, its body indented once more
+        Line(6, absl::StrCat(k == begin ? "" : "} else ", k + 1 < end ? absl::StrCat("if (seam_t < ", offset + l.count, ") ") : "", "{"));
+        body = absl::StrReplaceAll(absl::StrCat("  ", body), {{"\n", "\n  "}});
+        body.resize(body.size() - 2);
+      }
+      int indent = end - begin > 1 ? 8 : 6;
+      Line(indent, absl::StrCat("const int64_t ", l.var, " = seam_t", offset ? absl::StrCat(" - ", offset) : "", ";"));
+      absl::StrAppend(out_, body);
+      offset += l.count;
+    }
+    if (end - begin > 1) Line(6, "}");
+    Line(4, "}");
+    Line(2, "});");
+  }
+
+  // Each thread's tile buffers and staging rows, carved from its arena.
+  void EmitThreadBuffers() {
+    if (thread_buffers_.empty()) return;
+    std::vector<std::string> sizes;
+    for (const ThreadBuffer& b : thread_buffers_) {
+      sizes.push_back(absl::StrCat("seam_carved_bytes<", b.type, ">(", b.count, ")"));
+    }
+    Line(4, absl::StrCat("char* seam_at = seam_thread_arena(", absl::StrJoin(sizes, " + "), ");"));
+    for (const ThreadBuffer& b : thread_buffers_) {
+      Line(4, absl::StrCat(b.type, "* __restrict ", b.name, " = seam_carve<", b.type, ">(seam_at, ",
+                           b.count, ");"));
+    }
+  }
 
   // `vectorized`: the loop is an `omp simd` loop.
   void EmitLoopBody(std::vector<std::string>& body, bool vectorized = true) {
@@ -189,24 +272,16 @@ class CpuKernelEmitter {
     for (const std::string& line : body) Line(0, line);
   }
 
-  // The worksharing loop of phase `phase`'s last loop: its implicit barrier
-  // is the grid barrier, dropped (nowait) when the next phase does not need
-  // one (BarrierBeforePhase).
-  std::string ForPragma(int phase) const {
-    bool next_needs = phase + 1 < ir_.phases && barrier_[phase + 1];
-    return absl::StrCat("#pragma omp for schedule(static)", next_needs ? "" : " nowait");
-  }
-
   // Outputs written past the caches: per thread, a piece of a row staged
   // in L1 and then streamed out (only where a stage writes them row by row).
-  void EmitStagingRows() {
+  void DeclareStagingRows() {
     absl::flat_hash_set<int> declared;
     for (const Stage& s : ir_.stages) {
       for (const Instruction* v : s.roots) {
         int k = ir_.BufferIndex(v);
         if (!IsStaged(s, v) || !declared.insert(k).second) continue;
-        Line(4, absl::StrCat("std::vector<", StorageType(v->shape().dtype()), "> stage_", k, "(",
-                             StagePiece(s), ");"));
+        thread_buffers_.push_back(
+            {StorageType(v->shape().dtype()), absl::StrCat("stage_", k), StagePiece(s)});
       }
     }
   }
@@ -231,13 +306,13 @@ class CpuKernelEmitter {
   }
 
   // Per-thread tile buffers: rows_per_block rows of each regional value.
-  void EmitTileBuffers() {
+  void DeclareTileBuffers() {
     for (const Stage& s : ir_.stages) {
       for (const Instruction* v : s.roots) {
-      if (!ir_.tile_stage.contains(v)) continue;
-      int64_t per_row = TileElementsPerRow(ir_, v);
-      Line(4, absl::StrCat("std::vector<", TileType(v->shape().dtype()), "> ", TileName(ir_, v), "(",
-                           std::max<int64_t>(1, s.mapping.rows_per_block * per_row), ");"));
+        if (!ir_.tile_stage.contains(v)) continue;
+        int64_t per_row = TileElementsPerRow(ir_, v);
+        thread_buffers_.push_back({TileType(v->shape().dtype()), TileName(ir_, v),
+                                   std::max<int64_t>(1, s.mapping.rows_per_block * per_row)});
       }
     }
   }
@@ -273,8 +348,7 @@ class CpuKernelEmitter {
   absl::Status EmitTilePhase(size_t begin, size_t end) {
     const Stage& first = ir_.stages[begin];
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, first);
-    Line(4, ForPragma(first.phase));
-    Line(4, absl::StrCat("for (int64_t task = 0; task < ", tasks, "; ++task) {"));
+    BeginTasks(first.phase, "task", tasks);
     Line(6, absl::StrCat("const int64_t r0 = (task / ", bpr, ") * ", rpb, ";"));
     Line(6, absl::StrCat("const int64_t r1 = std::min<int64_t>(", rows, ", r0 + ", rpb, ");"));
     Line(6, absl::StrCat("const int64_t part = task % ", bpr, ";"));
@@ -292,7 +366,7 @@ class CpuKernelEmitter {
     }
     // Streamed stores are visible to other threads past the phase's barrier.
     if (streams) Line(6, "seam_stream_fence();");
-    Line(4, "}");
+    EndTasks();
     return absl::OkStatus();
   }
 
@@ -327,7 +401,7 @@ class CpuKernelEmitter {
     for (const Instruction* v : staged_) {
       int k = ir_.BufferIndex(v);
       Line(10, absl::StrCat("seam_stream_store(b", k, " + r * ", length, " + s0, stage_", k,
-                            ".data(), (s1 - s0) * sizeof(stage_", k, "[0]));"));
+                            ", (s1 - s0) * sizeof(stage_", k, "[0]));"));
     }
     if (blocked) Line(8, "}");
     staged_.clear();
@@ -418,13 +492,12 @@ class CpuKernelEmitter {
       SEAM_RETURN_IF_ERROR(EmitElementFolding(s, split, parts));
     }
     // Combine: the reduce's init, then each non-empty chunk, in order.
-    Line(4, ForPragma(s.phase + 1));
-    Line(4, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
+    BeginTasks(s.phase + 1, "p", kept);
     std::vector<std::string> combine;
     ElementalEmitter c(ir_, RenderedNames(ir_), Computed(s), &combine, 6);
     SEAM_RETURN_IF_ERROR(EmitPartialCombine(ir_, s, units, per_chunk, kept, c, Storer()));
     for (const std::string& line : combine) Line(0, line);
-    Line(4, "}");
+    EndTasks();
     return absl::OkStatus();
   }
 
@@ -474,8 +547,7 @@ class CpuKernelEmitter {
     int64_t chunks = std::max<int64_t>(1, std::min(s.chunks, outer));
     *units = outer;
     *per_chunk = CeilDiv(outer, chunks);
-    Line(4, "#pragma omp for schedule(static)");
-    Line(4, absl::StrCat("for (int64_t task = 0; task < ", chunks * kept, "; ++task) {"));
+    BeginTasks(s.phase, "task", chunks * kept);
     Line(6, absl::StrCat("const int64_t chunk = task / ", kept, ", p = task % ", kept, ";"));
     Line(6, absl::StrCat("const int64_t o0 = chunk * ", *per_chunk, ";"));
     Line(6, absl::StrCat("const int64_t o1 = std::min<int64_t>(", outer, ", o0 + ", *per_chunk,
@@ -529,7 +601,7 @@ class CpuKernelEmitter {
                            "(", parts[j], "[p], run", j, ");"));
     }
     Line(6, "}");
-    Line(4, "}");
+    EndTasks();
     return absl::OkStatus();
   }
 
@@ -539,8 +611,7 @@ class CpuKernelEmitter {
                                   const std::vector<std::string>& parts) {
     const int64_t folded = split.folded, kept = split.kept;
     int64_t chunk = CeilDiv(folded, s.chunks);
-    Line(4, "#pragma omp for schedule(static)");
-    Line(4, absl::StrCat("for (int64_t chunk = 0; chunk < ", s.chunks, "; ++chunk) {"));
+    BeginTasks(s.phase, "chunk", s.chunks);
     Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
     Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
     EmitPartPointers(s, parts, kept, 6);
@@ -561,13 +632,17 @@ class CpuKernelEmitter {
     EmitLoopBody(body);
     Line(8, "}");
     Line(6, "}");
-    Line(4, "}");
+    EndTasks();
     return absl::OkStatus();
   }
 
   const KernelIr& ir_;
   std::vector<bool> barrier_;  // before each phase
   std::string text_;
+  std::string* out_ = &text_;  // where Line() writes
+  std::vector<TaskLoop> loops_;
+  std::vector<ThreadBuffer> thread_buffers_;
+  std::vector<std::string> buffer_declarations_;
   std::vector<const Instruction*> staged_;  // staged by the stage being emitted, in order
   absl::flat_hash_set<std::string> branch_free_reducers_;
 };

@@ -1,4 +1,4 @@
-// Renders kernel IR as C++ with OpenMP for the CPU backend.
+// Renders kernel IR as C++ for the CPU backend: SIMD loops, parallel loops on Seam's thread pool.
 #pragma once
 
 #include <string>

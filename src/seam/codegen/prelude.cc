@@ -40,6 +40,7 @@ std::string CpuPrelude() {
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -47,7 +48,53 @@ std::string CpuPrelude() {
 #include <immintrin.h>
 #endif
 )",
-                      kScalarOpsSource, "\n", kFloat16Source, "\nnamespace {\n", kPortableHelpers, R"(
+                      kScalarOpsSource, "\n", kFloat16Source, "\n", kCpuKernelAbiSource,
+                      "\nnamespace {\n", kPortableHelpers, R"(
+// Each thread's scratch (tile buffers, staging rows): kept from launch to
+// launch and grown when a kernel needs more, so a launch allocates nothing.
+// Not zeroed: kernels write a tile before they read it.
+inline char* seam_thread_arena(size_t bytes) {
+  struct Arena {
+    char* data = nullptr;
+    size_t size = 0;
+    ~Arena() { std::free(data); }
+  };
+  thread_local Arena arena;
+  if (arena.size < bytes) {
+    std::free(arena.data);
+    arena.size = (bytes + 63) / 64 * 64;
+    arena.data = static_cast<char*>(std::aligned_alloc(64, arena.size));
+  }
+  return arena.data;
+}
+// Sorts items[0, n) by less(a, b), keeping equal items in order: the
+// interpreter's bottom-up merge sort, so that every comparator (a strict
+// weak order or not) orders alike in both, and memory stays safe.
+template <typename Less>
+inline void seam_merge_sort(int64_t* items, int64_t* scratch, int64_t n, Less&& less) {
+  for (int64_t width = 1; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      const int64_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) scratch[k++] = less(items[j], items[i]) ? items[j++] : items[i++];
+      while (i < mid) scratch[k++] = items[i++];
+      while (j < hi) scratch[k++] = items[j++];
+    }
+    std::swap(items, scratch);
+  }
+  if (n > 1 && (std::bit_width(static_cast<uint64_t>(n - 1)) & 1) != 0) {
+    std::copy(items, items + n, scratch);  // odd pass count: the result is in scratch
+  }
+}
+template <typename T>
+constexpr size_t seam_carved_bytes(size_t count) { return (count * sizeof(T) + 63) / 64 * 64; }
+// The next `count` elements of the arena at `at`, 64-byte aligned.
+template <typename T>
+inline T* seam_carve(char*& at, size_t count) {
+  T* carved = reinterpret_cast<T*>(at);
+  at += seam_carved_bytes<T>(count);
+  return carved;
+}
 
 // Copies a staged row to memory with non-temporal stores (no
 // read-for-ownership, no cache pollution). Other threads see them only

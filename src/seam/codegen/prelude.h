@@ -12,6 +12,7 @@ namespace seam::codegen {
 
 extern const char kScalarOpsSource[];
 extern const char kFloat16Source[];
+extern const char kCpuKernelAbiSource[];
 // Helpers every target's prelude holds (prelude.cc).
 extern const char kPortableHelpers[];
 

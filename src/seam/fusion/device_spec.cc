@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "seam/util/machine.h"
 
 namespace seam::fusion {
 namespace {
@@ -115,7 +115,7 @@ DeviceSpec HostCpuSpec() {
   DeviceSpec d;
   d.name = "cpu";
   d.kind = DeviceKind::kCpu;
-  d.units = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  d.units = UsableCpus();
   d.max_blocks_per_unit = 1;
   d.max_threads_per_block = 1;
   d.max_threads_per_unit = 1;
@@ -132,7 +132,7 @@ DeviceSpec HostCpuSpec() {
   d.flops_per_ns = static_cast<double>(d.units) * 8 * 2.5;  // 8 fp32 lanes x GHz
   d.transcendental_cost = 16;
   d.division_cost = 4;
-  d.launch_us = 2.0;  // fork and join of an OpenMP region
+  d.launch_us = 2.0;  // start and join of a parallel loop on the pool
   d.block_barrier_us = 0;
   d.grid_barrier_us = 0.5;
   ApplyCalibration(d);

@@ -31,7 +31,7 @@ absl::string_view SchemeName(Scheme s);
 // is seen as `rows` x `row_length` in row-major order (for a column
 // reduction: `row_length` kept columns, each folding `rows` elements).
 // GPU: a block is a thread block; CPU: a block is a tile of rows one
-// OpenMP thread runs, its "threads" SIMD lanes.
+// pool thread runs, its "threads" SIMD lanes.
 enum class MappingKind : uint8_t { kRow, kColumn };
 
 struct ThreadMapping {

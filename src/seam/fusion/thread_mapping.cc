@@ -77,7 +77,7 @@ ThreadMapping GpuColumnMapping(const MappingRequest& r, const DeviceSpec& device
 }
 
 // CPU: a block is a tile of whole rows sized to about 64 KiB of input, run
-// by one OpenMP thread with SIMD lanes along the row.
+// by one pool thread with SIMD lanes along the row.
 ThreadMapping CpuRowMapping(const MappingRequest& r, const DeviceSpec& device) {
   ThreadMapping m;
   m.reduces = r.reduces;

@@ -109,21 +109,22 @@ void ConvolveByGemm(BufferPool& pool, const ConvGeometry& g, const std::vector<i
     }
     for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
       const int64_t r1 = std::min(rows, r0 + chunk);
-#pragma omp parallel for schedule(static)
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t ob = r / g.out_positions, op = r % g.out_positions;
-        const C* image = group_in + ob * g.in_positions * g.in_features;
-        C* column = columns.data() + (r - r0) * depth;
-        for (int64_t kp = 0; kp < g.kernel_positions; ++kp) {
-          int64_t at = offsets[op * g.kernel_positions + kp];
-          C* to = column + kp * g.kernel_in;
-          if (at < 0) {
-            std::fill(to, to + g.kernel_in, C{0});
-          } else {
-            std::copy(image + at * g.in_features, image + at * g.in_features + g.kernel_in, to);
+      ThreadPool::Global().ParallelFor(r1 - r0, 16, [&](int64_t begin, int64_t end, int) {
+        for (int64_t r = r0 + begin; r < r0 + end; ++r) {
+          const int64_t ob = r / g.out_positions, op = r % g.out_positions;
+          const C* image = group_in + ob * g.in_positions * g.in_features;
+          C* column = columns.data() + (r - r0) * depth;
+          for (int64_t kp = 0; kp < g.kernel_positions; ++kp) {
+            int64_t at = offsets[op * g.kernel_positions + kp];
+            C* to = column + kp * g.kernel_in;
+            if (at < 0) {
+              std::fill(to, to + g.kernel_in, C{0});
+            } else {
+              std::copy(image + at * g.in_features, image + at * g.in_features + g.kernel_in, to);
+            }
           }
         }
-      }
+      });
       Gemm<C>(r1 - r0, f1 - f0, depth, {columns.data(), depth}, {weights, g.out_features},
               out + r0 * g.out_features + f0, g.out_features);
     }
@@ -139,24 +140,25 @@ void ConvolveDepthwise(const ConvGeometry& g, const std::vector<int64_t>& offset
                        const C* kernel, C* out) {
   const int64_t multiplier = g.out_features / g.feature_groups;
   const int64_t rows = g.out_batch * g.out_positions;
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t ob = r / g.out_positions, op = r % g.out_positions;
-    C* acc = out + r * g.out_features;
-    std::fill(acc, acc + g.out_features, C{0});
-    for (int64_t kp = 0; kp < g.kernel_positions; ++kp) {
-      int64_t at = offsets[op * g.kernel_positions + kp];
-      if (at < 0) continue;
-      const C* x = in + (ob * g.in_positions + at) * g.in_features;
-      const C* w = kernel + kp * g.out_features;
-      if (multiplier == 1) {
+  ThreadPool::Global().ParallelFor(rows, 4, [&](int64_t begin, int64_t end, int) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t ob = r / g.out_positions, op = r % g.out_positions;
+      C* acc = out + r * g.out_features;
+      std::fill(acc, acc + g.out_features, C{0});
+      for (int64_t kp = 0; kp < g.kernel_positions; ++kp) {
+        int64_t at = offsets[op * g.kernel_positions + kp];
+        if (at < 0) continue;
+        const C* x = in + (ob * g.in_positions + at) * g.in_features;
+        const C* w = kernel + kp * g.out_features;
+        if (multiplier == 1) {
 #pragma omp simd
-        for (int64_t f = 0; f < g.out_features; ++f) acc[f] += x[f] * w[f];
-      } else {
-        for (int64_t f = 0; f < g.out_features; ++f) acc[f] += x[f / multiplier] * w[f];
+          for (int64_t f = 0; f < g.out_features; ++f) acc[f] += x[f] * w[f];
+        } else {
+          for (int64_t f = 0; f < g.out_features; ++f) acc[f] += x[f / multiplier] * w[f];
+        }
       }
     }
-  }
+  });
 }
 
 template <typename C>
@@ -193,6 +195,7 @@ bool BlasConvolutionHandles(const Instruction& conv) {
 
 absl::StatusOr<Literal> BlasConvolution(BufferPool& pool, const Instruction& conv,
                                         const Literal& input, const Literal& kernel) {
+  if (absl::Status loaded = LoadOpenBlas().status(); !loaded.ok()) return loaded;
   if (input.element_count() == 0 || kernel.element_count() == 0) return Literal(conv.shape());
   if (conv.shape().dtype() == DType::kF64) return Convolve<double>(pool, conv, input, kernel);
   return Convolve<float>(pool, conv, input, kernel);

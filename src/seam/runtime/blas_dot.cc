@@ -79,6 +79,7 @@ DotAsGemm GemmOfDot(const Instruction& dot) {
 
 absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
                                 const Literal& rhs) {
+  if (absl::Status loaded = LoadOpenBlas().status(); !loaded.ok()) return loaded;
   if (lhs.element_count() == 0 || rhs.element_count() == 0) {
     return Literal(dot.shape());  // zeros
   }
@@ -92,9 +93,20 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     std::vector<int64_t> identity(dot.shape().rank());
     std::iota(identity.begin(), identity.end(), 0);
     PackedResult<C> out(pool, dot.shape(), std::move(identity));
-    for (int64_t i = 0; i < batch; ++i) {
-      Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
-              {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed}, out.data() + i * m * n, n);
+    auto products = [&](int64_t begin, int64_t end, int) {
+      for (int64_t i = begin; i < end; ++i) {
+        Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
+                {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed},
+                out.data() + i * m * n, n);
+      }
+    };
+    // Many products, or small ones, go to threads whole; a few large ones
+    // are split each.
+    ThreadPool& threads = ThreadPool::Global();
+    if (batch >= 4 * threads.size() || (batch > 1 && m * n * k < kSerialGemmWork)) {
+      threads.ParallelFor(batch, 1, products);
+    } else {
+      products(0, batch, 0);
     }
     return std::move(out).Finish();
   };

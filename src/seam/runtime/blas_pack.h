@@ -4,8 +4,7 @@
 // layout and type, and one row-major GEMM entry point over float or double.
 #pragma once
 
-#include <cblas.h>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -16,6 +15,8 @@
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
+#include "seam/runtime/openblas.h"
+#include "seam/runtime/thread_pool.h"
 
 namespace seam::runtime {
 
@@ -100,9 +101,11 @@ class Packed {
     data_ = to;
     auto gather = [&](const auto* from, auto convert) {
       if (IsIdentity(order)) {  // a conversion only: flat and parallel
-        const int64_t n = literal.element_count();
-#pragma omp parallel for simd schedule(static) if (n > (int64_t{1} << 16))
-        for (int64_t i = 0; i < n; ++i) to[i] = convert(from[i]);
+        ThreadPool::Global().ParallelFor(
+            literal.element_count(), int64_t{1} << 16, [&](int64_t begin, int64_t end, int) {
+#pragma omp simd
+              for (int64_t i = begin; i < end; ++i) to[i] = convert(from[i]);
+            });
         return;
       }
       ForEachPermutedRun(shape, order, [&](int64_t p, int64_t s, int64_t count, int64_t stride) {
@@ -177,18 +180,57 @@ struct MatrixOperand {
   bool transposed = false;
 };
 
-// c[m x n] = a[m x k] * b[k x n], row-major.
+// c[m x n] = a[m x k] * b[k x n], row-major, on the calling thread.
+// OpenBLAS must have loaded (HostBlasServes checks).
 template <typename C>
-void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
-          int64_t ldc) {
+void SerialGemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
+                int64_t ldc) {
   if (m == 0 || n == 0) return;
+  const OpenBlas& blas = **LoadOpenBlas();
+  std::unique_lock<std::mutex> serial;
+  if (!blas.reentrant) serial = std::unique_lock<std::mutex>(SerialBlasCalls());
   const CBLAS_TRANSPOSE ta = a.transposed ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = b.transposed ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<C, float>) {
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, c, ldc);
+    blas.sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, c, ldc);
   } else {
-    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a.data, a.ld, b.data, b.ld, 0.0, c, ldc);
+    blas.dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a.data, a.ld, b.data, b.ld, 0.0, c, ldc);
   }
+}
+
+// Below this many multiply-adds a product is not worth splitting.
+constexpr int64_t kSerialGemmWork = int64_t{1} << 20;
+
+// The same on the pool: the longer of c's sides is cut into one piece per
+// thread (whole multiples of 16, what BLAS kernels block by). Small
+// products, and products inside a pool loop, run on the calling thread.
+template <typename C>
+void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
+          int64_t ldc) {
+  ThreadPool& pool = ThreadPool::Global();
+  const bool by_rows = m >= n;
+  const int64_t side = by_rows ? m : n;
+  const int64_t pieces = std::min<int64_t>(pool.size(), side / 16);
+  if (pieces < 2 || m * n * k < kSerialGemmWork) {
+    SerialGemm(m, n, k, a, b, c, ldc);
+    return;
+  }
+  const int64_t step = ((side + pieces - 1) / pieces + 15) / 16 * 16;
+  pool.ParallelFor(pieces, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t lo = p * step, hi = std::min(side, lo + step);
+      if (lo >= hi) continue;
+      if (by_rows) {
+        MatrixOperand<C> rows = a;
+        rows.data += a.transposed ? lo : lo * a.ld;
+        SerialGemm(hi - lo, n, k, rows, b, c + lo * ldc, ldc);
+      } else {
+        MatrixOperand<C> columns = b;
+        columns.data += b.transposed ? lo * b.ld : lo;
+        SerialGemm(m, hi - lo, k, a, columns, c + lo, ldc);
+      }
+    }
+  });
 }
 
 }  // namespace seam::runtime

@@ -1,12 +1,21 @@
-// Memory of dead values, kept by size for the next value of that size: a
-// run reuses memory as values die instead of allocating (and faulting in)
-// fresh pages, which for tensors past malloc's mmap threshold costs more
-// than the kernels that fill them.
+// Memory of dead values, kept for the next values: a run reuses memory as
+// values die instead of allocating (and faulting in) fresh pages, which
+// for tensors past malloc's mmap threshold costs more than the kernels
+// that fill them. A request takes the smallest free buffer that holds it
+// and is at most twice its size.
+//
+// The pool keeps only buffers it made: memory from elsewhere (a result
+// the interpreter computed, say) is freed when given back, so a loop's
+// memory does not grow with its trip count. Free buffers past a limit (an
+// executable sets its estimated peak) are freed rather than kept, so
+// buffers of sizes no longer asked for do not pile up.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "seam/ir/literal.h"
 
 namespace seam::runtime {
@@ -15,13 +24,37 @@ class BufferPool {
  public:
   // A buffer of exactly `bytes`, uninitialized.
   ByteBuffer Take(size_t bytes);
-  // Keeps `buffer` for a later Take of its size.
+  // Keeps `buffer` for a later Take of its size when the pool made it;
+  // frees it otherwise.
   void Give(ByteBuffer buffer);
   // A literal of `shape`, uninitialized, its memory from the pool.
   Literal TakeLiteral(const Shape& shape);
 
+  // `buffer` leaves the pool's keeping (a result handed to the caller).
+  void Disown(const ByteBuffer& buffer);
+  // `buffer` joins the pool (a result the caller hands back).
+  void Adopt(ByteBuffer buffer);
+
+  // The most bytes of free buffers kept (beyond it, given-back buffers are
+  // freed).
+  void set_free_limit(size_t bytes) { free_limit_ = bytes; }
+
+  // Bytes of the buffers the pool made that still exist (in use or free),
+  // and the most there ever were.
+  size_t allocated_bytes() const { return allocated_; }
+  size_t peak_bytes() const { return peak_; }
+
  private:
-  std::multimap<size_t, ByteBuffer> free_;
+  // Whether the pool made `buffer` (and it is still the size it made).
+  bool Made(const ByteBuffer& buffer) const;
+  void Forget(const ByteBuffer& buffer);
+
+  std::multimap<size_t, ByteBuffer> free_;  // by capacity
+  absl::flat_hash_map<const void*, size_t> made_;  // the buffers the pool made: data, capacity
+  size_t allocated_ = 0;
+  size_t peak_ = 0;
+  size_t free_bytes_ = 0;
+  size_t free_limit_ = SIZE_MAX;
 };
 
 // A pool buffer viewed as `count` elements of T, given back when it goes.

@@ -412,6 +412,8 @@ absl::StatusOr<DeviceValue> CudaExecutable::RunProgram(const Program& program,
       case Step::Kind::kKernel:
         SEAM_RETURN_IF_ERROR(RunKernel(step, values));
         break;
+      case Step::Kind::kOpKernel:  // the CUDA backend generates none (yet)
+        return absl::InternalError(absl::StrCat(step.symbol, ": no CUDA op kernels"));
       case Step::Kind::kAlias:
       case Step::Kind::kInterpretKernel:
         SEAM_RETURN_IF_ERROR(InterpretKernel(step, values));

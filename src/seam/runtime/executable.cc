@@ -6,12 +6,15 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "seam/codegen/emit_cpu.h"
+#include "seam/codegen/op_kernels.h"
 #include "seam/codegen/render_common.h"
 #include "seam/eval/ops.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/runtime/host_blas.h"
+#include "seam/util/machine.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -30,6 +33,22 @@ using Values = absl::flat_hash_map<const Instruction*, Executable::Held>;
 
 Executable::Held Owned(Literal value) {
   return {std::make_shared<Literal>(std::move(value)), true};
+}
+
+double ArgumentBytes(absl::Span<const Literal> arguments) {
+  double bytes = 0;
+  for (const Literal& a : arguments) bytes += ShapeBytes(a.shape());
+  return bytes;
+}
+
+// Calls fn on each array of `value` (itself, or its tuple's, recursively).
+template <typename Fn>
+void ForEachArray(Literal& value, Fn&& fn) {
+  if (value.shape().IsArray()) {
+    fn(value);
+    return;
+  }
+  for (Literal& element : value.mutable_tuple_elements()) ForEachArray(element, fn);
 }
 
 Executable::Held Borrowed(const Literal& value) {
@@ -66,6 +85,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& mo
 
 absl::Status Executable::Build(const Module& module, const ExecutableOptions& options) {
   module_ = &module;
+  profile_steps_ = options.profile_steps;
   evaluator_.set_wide_accumulation(true);  // as the kernels accumulate
   auto start = std::chrono::steady_clock::now();
   SEAM_ASSIGN_OR_RETURN(plan_, fusion::PlanModule(module, options.plan));
@@ -78,10 +98,19 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     if (fresh) sources.push_back(std::move(source));
     return symbol;
   };
-  Programs programs = BuildPrograms(plan_, generate, HostBlasServes);
+  auto generate_op = [&](const Instruction& op, const std::string& name) -> absl::StatusOr<std::string> {
+    SEAM_ASSIGN_OR_RETURN(std::string source, codegen::EmitCpuOpKernel(op, name));
+    bool fresh = false;
+    std::string symbol = distinct.Add(name, source, &fresh);
+    if (fresh) sources.push_back(std::move(source));
+    return symbol;
+  };
+  Programs programs = BuildPrograms(plan_, generate, HostBlasServes, nullptr, generate_op);
+  SEAM_RETURN_IF_ERROR(CheckMemory(module, programs));
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
   stats_.compiled_kernels = programs.compiled_kernels;
+  stats_.op_kernels = programs.op_kernels;
   stats_.aliases = programs.aliases;
   stats_.blas_calls = programs.library_calls;
   stats_.fallbacks = std::move(programs.fallbacks);
@@ -98,12 +127,12 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   stats_.shared_object = compiled.path;
   for (auto& [computation, program] : programs_) {
     for (Step& s : program->steps) {
-      if (s.kind != Step::Kind::kKernel) continue;
+      if (s.kind != Step::Kind::kKernel && s.kind != Step::Kind::kOpKernel) continue;
       SEAM_ASSIGN_OR_RETURN(void* address, object_->Symbol(s.symbol));
       s.launch = static_cast<int>(launches_.size());
       Launch& launch = launches_.emplace_back();
-      launch.function = reinterpret_cast<void (*)(void* const*)>(address);
-      if (options.profile_kernels) {
+      launch.function = reinterpret_cast<seam_cpu_kernel>(address);
+      if (options.profile_kernels && s.kind == Step::Kind::kKernel) {
         launch.profile = static_cast<int>(profile_.size());
         profile_.push_back({s.kernel, 0, 0});
       }
@@ -112,16 +141,64 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   return absl::OkStatus();
 }
 
+// The estimate of what a run holds at once, refused before anything runs
+// when the machine does not have it.
+absl::Status Executable::CheckMemory(const Module& module, const Programs& programs) {
+  double arguments = 0;
+  for (const Instruction* p : module.entry()->parameters()) {
+    if (p != nullptr) arguments += ShapeBytes(p->shape());
+  }
+  stats_.estimated_peak_bytes = arguments + EstimatePeakBytes(programs, *module.entry());
+  // Free memory beyond what a whole run holds at once is never needed.
+  pool_.set_free_limit(static_cast<size_t>(stats_.estimated_peak_bytes));
+  const double available = static_cast<double>(AvailableMemoryBytes());
+  if (available > 0 && stats_.estimated_peak_bytes > available) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "'%s' needs about %.2f GiB at its peak (arguments, constants, results and intermediates); "
+        "this machine has %.2f GiB available",
+        module.name(), stats_.estimated_peak_bytes / (1 << 30), available / (1 << 30)));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Literal> Executable::Run(absl::Span<const Literal> arguments) {
   SEAM_RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
   std::vector<Held> borrowed;
   for (const Literal& a : arguments) borrowed.push_back(Borrowed(a));
-  return RunProgram(*programs_.at(module_->entry()), std::move(borrowed));
+  return RunEntry(std::move(borrowed), ArgumentBytes(arguments));
+}
+
+absl::StatusOr<Literal> Executable::RunDonating(std::vector<Literal>& arguments,
+                                                absl::Span<const int64_t> donated) {
+  SEAM_RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
+  const double bytes = ArgumentBytes(arguments);
+  std::vector<Held> held;
+  for (const Literal& a : arguments) held.push_back(Borrowed(a));
+  for (int64_t p : donated) {
+    if (p >= 0 && p < static_cast<int64_t>(held.size())) held[p] = Owned(std::move(arguments[p]));
+  }
+  return RunEntry(std::move(held), bytes);
+}
+
+absl::StatusOr<Literal> Executable::RunEntry(std::vector<Held> arguments, double argument_bytes) {
+  SEAM_ASSIGN_OR_RETURN(Literal result, RunProgram(*programs_.at(module_->entry()), std::move(arguments)));
+  stats_.peak_bytes = std::max<double>(
+      stats_.peak_bytes, static_cast<double>(pool_.peak_bytes()) + constant_bytes_ + argument_bytes);
+  ForEachArray(result, [&](Literal& a) { pool_.Disown(a.bytes()); });
+  return result;
+}
+
+// An uninitialized value of `shape` (an array, or a tuple of arrays) in
+// pooled memory.
+Literal Executable::TakeResult(const Shape& shape) {
+  if (!shape.IsTuple()) return pool_.TakeLiteral(shape);
+  std::vector<Literal> elements;
+  for (const Shape& element : shape.tuple_shapes()) elements.push_back(TakeResult(element));
+  return Literal::Tuple(shape, std::move(elements));
 }
 
 void Executable::Recycle(Literal value) {
-  for (Literal& element : value.mutable_tuple_elements()) Recycle(std::move(element));
-  if (value.shape().IsArray()) pool_.Give(std::move(value.mutable_bytes()));
+  ForEachArray(value, [&](Literal& a) { pool_.Adopt(std::move(a.mutable_bytes())); });
 }
 
 absl::Status Executable::RunAndDiscard(absl::Span<const Literal> arguments) {
@@ -159,14 +236,15 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
     }
   }
   const Launch& launch = launches_[step.launch];
+  const seam_pool* threads = ThreadPool::Global().c_interface();
   if (launch.profile >= 0) {
     auto start = std::chrono::steady_clock::now();
-    launch.function(buffers.data());
+    launch.function(buffers.data(), threads);
     KernelProfile& p = profile_[launch.profile];
     p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++p.launches;
   } else {
-    launch.function(buffers.data());
+    launch.function(buffers.data(), threads);
   }
   for (ByteBuffer& b : scratch) pool_.Give(std::move(b));
   return absl::OkStatus();
@@ -182,6 +260,18 @@ absl::StatusOr<Literal> Executable::RunWhile(const Instruction& i, Literal state
     if (go.GetBits(0) == 0) return state;
     SEAM_ASSIGN_OR_RETURN(state, RunProgram(body, Only(Owned(std::move(state)))));
   }
+}
+
+// Built on first use and kept: an elided constant's data is filled once
+// (deterministically, from its name), never once per run.
+absl::StatusOr<const Literal*> Executable::Constant(const Instruction& i) {
+  auto it = constants_.find(&i);
+  if (it == constants_.end()) {
+    SEAM_ASSIGN_OR_RETURN(Literal value, EvalInstruction(i, {}, evaluator_));
+    constant_bytes_ += ShapeBytes(value.shape());
+    it = constants_.emplace(&i, std::make_unique<Literal>(std::move(value))).first;
+  }
+  return it->second.get();
 }
 
 absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
@@ -231,6 +321,8 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
     return Literal(*held->literal);
   };
   for (const Step& step : program.steps) {
+    const auto step_start = profile_steps_ ? std::chrono::steady_clock::now()
+                                           : std::chrono::steady_clock::time_point{};
     switch (step.kind) {
       case Step::Kind::kInstruction: {
         const Instruction& i = *step.instruction;
@@ -238,6 +330,11 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
           case Opcode::kParameter:
             values[&i] = std::move(arguments[i.parameter_number()]);
             break;
+          case Opcode::kConstant: {
+            SEAM_ASSIGN_OR_RETURN(const Literal* constant, Constant(i));
+            values[&i] = Borrowed(*constant);
+            break;
+          }
           case Opcode::kGetTupleElement: {
             SEAM_ASSIGN_OR_RETURN(Held * tuple, find(i.operand(0)));
             Literal& element = tuple->literal->mutable_tuple_elements()[*i.attrs().index];
@@ -256,20 +353,6 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
               elements.push_back(std::move(element));
             }
             values[&i] = Owned(Literal::Tuple(i.shape(), std::move(elements)));
-            break;
-          }
-          case Opcode::kDynamicUpdateSlice: {
-            SEAM_ASSIGN_OR_RETURN(Held * target, find(i.operand(0)));
-            if (last_holder(step, i.operand(0), *target)) ++stats_.in_place_updates;
-            SEAM_ASSIGN_OR_RETURN(Literal updated, take(step, i.operand(0)));
-            std::vector<const Literal*> starts;
-            for (int k = 2; k < i.operand_count(); ++k) {
-              SEAM_ASSIGN_OR_RETURN(Held * start, find(i.operand(k)));
-              starts.push_back(start->literal.get());
-            }
-            SEAM_ASSIGN_OR_RETURN(Held * update, find(i.operand(1)));
-            UpdateSliceInPlace(updated, *update->literal, starts);
-            values[&i] = Owned(std::move(updated));
             break;
           }
           case Opcode::kWhile: {
@@ -294,6 +377,36 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
       case Step::Kind::kKernel:
         SEAM_RETURN_IF_ERROR(RunKernel(step, values));
         break;
+      case Step::Kind::kOpKernel: {
+        const Instruction& i = *step.instruction;
+        std::vector<void*> buffers;
+        for (const Instruction* o : i.operands()) {
+          SEAM_ASSIGN_OR_RETURN(Held * held, find(o));
+          buffers.push_back(held->literal->mutable_bytes().data());
+        }
+        // The result takes over its in-place operand's memory when this is
+        // that operand's last reader (the kernel then skips the copy).
+        const int in_place = codegen::InPlaceOperand(i);
+        auto result_memory = [&]() -> absl::StatusOr<Literal> {
+          if (in_place >= 0) {
+            SEAM_ASSIGN_OR_RETURN(Held * target, find(i.operand(in_place)));
+            if (last_holder(step, i.operand(in_place), *target)) {
+              ++stats_.in_place_updates;
+              return take(step, i.operand(in_place));
+            }
+          }
+          return TakeResult(i.shape());
+        };
+        SEAM_ASSIGN_OR_RETURN(Literal result, result_memory());
+        if (result.shape().IsTuple()) {
+          for (Literal& e : result.mutable_tuple_elements()) buffers.push_back(e.mutable_bytes().data());
+        } else {
+          buffers.push_back(result.mutable_bytes().data());
+        }
+        launches_[step.launch].function(buffers.data(), ThreadPool::Global().c_interface());
+        values[&i] = Owned(std::move(result));
+        break;
+      }
       case Step::Kind::kAlias:
       case Step::Kind::kInterpretKernel: {
         // Member by member in the interpreter (an alias is a reshape: the
@@ -317,15 +430,15 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
         break;
       }
     }
+    if (profile_steps_) {
+      CountTime(step, std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start)
+                          .count());
+    }
     for (const Instruction* r : step.reads) {
       if (--remaining[r] != 0 || r == program.computation->root()) continue;
       auto dead = values.find(r);
       if (dead == values.end()) continue;
-      // The last holder of an owned array: its memory serves the next value.
-      Held& held = dead->second;
-      if (held.owned && held.literal.use_count() == 1 && held.literal->shape().IsArray()) {
-        pool_.Give(std::move(held.literal->mutable_bytes()));
-      }
+      GiveBack(dead->second);
       values.erase(dead);
     }
   }
@@ -333,8 +446,41 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
   if (root == values.end()) return absl::InternalError("the root was not computed");
   // What is not the run's alone (an argument, a view, a value shared
   // elsewhere) is copied, never moved from.
-  if (!root->second.owned || root->second.literal.use_count() > 1) return *root->second.literal;
-  return std::move(*root->second.literal);
+  Literal result = !root->second.owned || root->second.literal.use_count() > 1
+                       ? Literal(*root->second.literal)
+                       : std::move(*root->second.literal);
+  values.erase(root);
+  for (auto& [value, held] : values) GiveBack(held);  // values nothing read
+  return result;
+}
+
+// A control-flow step's time is its steps', counted as they run.
+void Executable::CountTime(const Step& step, double seconds) {
+  StepTimes& t = stats_.time;
+  switch (step.kind) {
+    case Step::Kind::kKernel: t.kernels += seconds; return;
+    case Step::Kind::kOpKernel: t.op_kernels += seconds; return;
+    case Step::Kind::kAlias:
+    case Step::Kind::kInterpretKernel: t.interpreter += seconds; return;
+    case Step::Kind::kInstruction: break;
+  }
+  switch (step.instruction->opcode()) {
+    case Opcode::kWhile:
+    case Opcode::kCall:
+    case Opcode::kConditional: return;
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement: t.other += seconds; return;
+    default:
+      (HostBlasServes(*step.instruction) ? t.library : t.interpreter) += seconds;
+  }
+}
+
+// The last holder of an owned value: its memory serves the next values.
+void Executable::GiveBack(Held& held) {
+  if (!held.owned || held.literal.use_count() != 1) return;
+  ForEachArray(*held.literal, [&](Literal& a) { pool_.Give(std::move(a.mutable_bytes())); });
 }
 
 }  // namespace seam::runtime

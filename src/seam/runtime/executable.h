@@ -18,6 +18,7 @@
 #include "seam/runtime/buffer_pool.h"
 #include "seam/runtime/jit.h"
 #include "seam/runtime/program.h"
+#include "seam/runtime/thread_pool.h"
 
 namespace seam::runtime {
 
@@ -27,6 +28,15 @@ struct ExecutableOptions {
   std::string dump_to;
   // Time every compiled kernel launch (see Executable::kernel_profile).
   bool profile_kernels = false;
+  // Time every step by what runs it (ExecutableStats::time).
+  bool profile_steps = false;
+};
+
+// Where a run's time went, summed over runs (with profile_steps): generated
+// kernels, generated single-instruction kernels, library calls (BLAS), the
+// interpreter, and the rest (constants, tuples, copies).
+struct StepTimes {
+  double kernels = 0, op_kernels = 0, library = 0, interpreter = 0, other = 0;
 };
 
 // One compiled kernel's measured time over all runs so far, beside the
@@ -39,14 +49,23 @@ struct KernelProfile {
 
 struct ExecutableStats {
   int64_t compiled_kernels = 0;  // kernel steps running compiled code
+  int64_t op_kernels = 0;        // single instructions running generated code (gather, scatter...)
   int64_t distinct_kernels = 0;  // functions in the shared object (identical kernels share one)
   int64_t aliases = 0;           // reshapes that move no data
   int64_t blas_calls = 0;        // dots and convolutions served by BLAS (static count)
-  // Dynamic-update-slices that wrote into their dead operand instead of a
-  // copy, over all runs so far.
+  // Dynamic-update-slices and scatters that wrote into their dead operand
+  // instead of a copy, over all runs so far.
   int64_t in_place_updates = 0;
   // Everything the interpreter runs instead, as "name (opcode): why".
   std::vector<std::string> fallbacks;
+  // Bytes a run holds at once: estimated from the schedule before any run
+  // (Compile refuses a module the machine's available memory cannot
+  // hold), and measured over the runs so far (arguments, constants and
+  // the executable's own buffers; memory the interpreter allocates is not
+  // counted).
+  double estimated_peak_bytes = 0;
+  double peak_bytes = 0;
+  StepTimes time;  // with ExecutableOptions::profile_steps
   double codegen_seconds = 0;
   double compile_seconds = 0;    // C++ compiler, or cache lookup on a hit
   bool cache_hit = false;
@@ -63,6 +82,12 @@ class Executable {
 
   // Runs the entry computation on one argument per parameter.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+
+  // As Run, but the arguments of the parameters in `donated` are the run's
+  // own (XLA's donation, which input_output_alias declares): it may write
+  // into them and hand them out as outputs, and leaves them moved-from.
+  absl::StatusOr<Literal> RunDonating(std::vector<Literal>& arguments,
+                                      absl::Span<const int64_t> donated);
 
   // Hands a result's memory back for the next runs (for callers that run
   // repeatedly and are done with a result).
@@ -88,16 +113,22 @@ class Executable {
  private:
   // A launch step's compiled function, and its entry in the profile.
   struct Launch {
-    void (*function)(void* const*) = nullptr;
+    seam_cpu_kernel function = nullptr;
     int profile = -1;
   };
 
   Executable() = default;
   absl::Status Build(const Module& module, const ExecutableOptions& options);
   absl::StatusOr<Literal> RunProgram(const Program& program, std::vector<Held> arguments);
+  absl::StatusOr<Literal> RunEntry(std::vector<Held> arguments, double argument_bytes);
   absl::StatusOr<Literal> RunInstruction(const Instruction& instruction,
                                          absl::Span<const Literal* const> operands);
   absl::StatusOr<Literal> RunWhile(const Instruction& instruction, Literal state);
+  absl::StatusOr<const Literal*> Constant(const Instruction& constant);
+  Literal TakeResult(const Shape& shape);
+  absl::Status CheckMemory(const Module& module, const Programs& programs);
+  void CountTime(const Step& step, double seconds);
+  void GiveBack(Held& held);
   absl::Status RunKernel(const Step& step, absl::flat_hash_map<const Instruction*, Held>& values);
 
   const Module* module_ = nullptr;
@@ -109,7 +140,11 @@ class Executable {
   Evaluator evaluator_;
   ExecutableStats stats_;
   BufferPool pool_;
+  // Every constant's value once computed, read in place by every run.
+  absl::flat_hash_map<const Instruction*, std::unique_ptr<Literal>> constants_;
+  double constant_bytes_ = 0;
   std::vector<KernelProfile> profile_;
+  bool profile_steps_ = false;
 };
 
 }  // namespace seam::runtime

@@ -2,12 +2,14 @@
 
 #include "seam/runtime/blas_conv.h"
 #include "seam/runtime/blas_dot.h"
+#include "seam/runtime/openblas.h"
 
 namespace seam::runtime {
 
 bool HostBlasServes(const Instruction& i) {
-  return (i.opcode() == Opcode::kDot && BlasHandles(i)) ||
-         (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i));
+  return ((i.opcode() == Opcode::kDot && BlasHandles(i)) ||
+          (i.opcode() == Opcode::kConvolution && BlasConvolutionHandles(i))) &&
+         LoadOpenBlas().ok();
 }
 
 absl::StatusOr<Literal> RunHostBlas(BufferPool& pool, const Instruction& i, const Literal& lhs,

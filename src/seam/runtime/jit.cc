@@ -72,8 +72,8 @@ const std::string& CompilerVersion(const std::string& compiler) {
 
 // Loads `path` and checks it is the entry for `key`.
 absl::StatusOr<std::shared_ptr<SharedObject>> Load(const std::string& path, const std::string& key) {
-  // RTLD_NODELETE: OpenMP's worker threads outlive a kernel's last call;
-  // unloading the object (and with it libgomp) under them would crash.
+  // RTLD_NODELETE: the pool's threads outlive a kernel's last call, and
+  // the destructors of their scratch arenas live in the object.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle == nullptr) return absl::DataLossError(absl::StrCat("cannot load ", path, ": ", dlerror()));
   auto object = std::make_shared<SharedObject>(handle);

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <vector>
 
+#include "seam/codegen/prelude.h"
 #include "seam/runtime/jit.h"
+#include "seam/runtime/thread_pool.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -58,18 +61,23 @@ Timing Summarize(std::vector<double> seconds) {
 }
 
 absl::StatusOr<double> CopyBandwidthGBps(int repeat) {
-  const char* source = R"(#include <cstddef>
-extern "C" __attribute__((visibility("default"))) void seam_copy(const float* in, float* out, long n) {
-  #pragma omp parallel for simd schedule(static)
-  for (long i = 0; i < n; ++i) out[i] = in[i];
+  const std::string source = codegen::CpuPrelude() + R"(
+extern "C" __attribute__((visibility("default"))) void seam_copy(const float* in, float* out, long n,
+                                                                const seam_pool* threads) {
+  constexpr long kPieces = 256;
+  seam_parallel(threads, kPieces, [&](int64_t begin, int64_t end, int) {
+    #pragma omp simd
+    for (long i = n * begin / kPieces; i < n * end / kPieces; ++i) out[i] = in[i];
+  });
 }
 )";
   SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(source));
   SEAM_ASSIGN_OR_RETURN(void* symbol, compiled.object->Symbol("seam_copy"));
-  auto copy = reinterpret_cast<void (*)(const float*, float*, long)>(symbol);
+  auto copy = reinterpret_cast<void (*)(const float*, float*, long, const seam_pool*)>(symbol);
   const long n = 64L << 20;
   std::vector<float> in(n, 1.0f), out(n, 0.0f);
-  Timing t = TimeRuns([&] { copy(in.data(), out.data(), n); }, repeat);
+  const seam_pool* threads = ThreadPool::Global().c_interface();
+  Timing t = TimeRuns([&] { copy(in.data(), out.data(), n, threads); }, repeat);
   return 2.0 * n * sizeof(float) / t.median_s / 1e9;
 }
 

@@ -45,7 +45,7 @@ absl::StatusOr<std::vector<std::vector<double>>> TimeInterleaved(absl::Span<cons
 // machine than the ratio of two medians. 0 when there is no round.
 double MedianRatio(const std::vector<double>& slower, const std::vector<double>& faster);
 
-// Bytes read plus bytes written per second by an OpenMP copy loop over
+// Bytes read plus bytes written per second by a copy loop on Seam's pool over
 // 256 MiB (past every cache), compiled through the JIT; the median of
 // `repeat` runs, in GB/s (1e9 bytes).
 absl::StatusOr<double> CopyBandwidthGBps(int repeat);

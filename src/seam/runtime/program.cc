@@ -108,7 +108,8 @@ int64_t BranchIndex(const Literal& selector, int64_t branches) {
 
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
                        const IsLibraryCall& library_call,
-                       const DescribeFallback& describe_fallback) {
+                       const DescribeFallback& describe_fallback,
+                       const GenerateOpKernel& generate_op) {
   Programs out;
   for (size_t c = 0; c < plan.computations.size(); ++c) {
     const fusion::ComputationPlan& cp = plan.computations[c];
@@ -154,8 +155,19 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
       step.position = position[i];
       if (library_call(*i)) ++out.library_calls;
       if (!RunsNatively(*i, library_call)) {
-        out.fallbacks.push_back(absl::StrCat(i->name(), " (", OpcodeName(i->opcode()), "): ",
-                                             describe_fallback ? describe_fallback(*i) : "interpreter"));
+        absl::StatusOr<std::string> symbol =
+            generate_op ? generate_op(*i, absl::StrCat("seam_c", c, "_op", position[i]))
+                        : absl::UnimplementedError("no generated code");
+        if (symbol.ok()) {
+          step.kind = Step::Kind::kOpKernel;
+          step.symbol = std::move(*symbol);
+          ++out.op_kernels;
+        } else {
+          out.fallbacks.push_back(absl::StrCat(
+              i->name(), " (", OpcodeName(i->opcode()), "): ",
+              describe_fallback ? describe_fallback(*i) : "interpreter",
+              generate_op ? absl::StrCat(" (", symbol.status().message(), ")") : ""));
+        }
       }
       program->steps.push_back(std::move(step));
     }
@@ -167,6 +179,53 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
     out.by_computation[cp.computation] = std::move(program);
   }
   return out;
+}
+
+double ShapeBytes(const Shape& shape) {
+  if (!shape.IsTuple()) {
+    return shape.IsArray() ? static_cast<double>(shape.ArrayElementCount()) * DTypeByteSize(shape.dtype())
+                           : 0;
+  }
+  double bytes = 0;
+  for (const Shape& element : shape.tuple_shapes()) bytes += ShapeBytes(element);
+  return bytes;
+}
+
+double EstimatePeakBytes(const Programs& programs, const Computation& computation) {
+  auto it = programs.by_computation.find(&computation);
+  if (it == programs.by_computation.end()) return 0;
+  const Program& program = *it->second;
+  absl::flat_hash_map<const Instruction*, int> remaining = program.readers;
+  absl::flat_hash_map<const Instruction*, double> held;  // bytes each live value holds
+  double live = 0, peak = 0;
+  for (const Step& step : program.steps) {
+    double inner = 0;  // what a called computation holds at its own peak
+    if (step.kind == Step::Kind::kInstruction) {
+      for (const Computation* called : step.instruction->CalledComputations()) {
+        inner = std::max(inner, EstimatePeakBytes(programs, *called));
+      }
+    }
+    for (const Instruction* w : step.writes) {
+      switch (w->opcode()) {
+        case Opcode::kParameter:        // the caller's
+        case Opcode::kGetTupleElement:  // a view, or an element moved out
+        case Opcode::kTuple:            // elements moved in
+          continue;
+        default:
+          held[w] = ShapeBytes(w->shape());
+          live += held[w];
+      }
+    }
+    peak = std::max(peak, live + inner);
+    for (const Instruction* r : step.reads) {
+      if (--remaining[r] != 0 || r == computation.root() || r->opcode() == Opcode::kConstant) continue;
+      if (auto h = held.find(r); h != held.end()) {
+        live -= h->second;
+        held.erase(h);
+      }
+    }
+  }
+  return peak;
 }
 
 }  // namespace seam::runtime

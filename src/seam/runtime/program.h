@@ -20,12 +20,14 @@
 namespace seam::runtime {
 
 struct Step {
-  enum class Kind { kKernel, kInterpretKernel, kAlias, kInstruction };
+  // kOpKernel: one instruction no planned kernel holds (gather, scatter,
+  // reduce-window...) run by generated code of its own.
+  enum class Kind { kKernel, kInterpretKernel, kAlias, kInstruction, kOpKernel };
   Kind kind = Kind::kInstruction;
   const fusion::Kernel* kernel = nullptr;
   const codegen::KernelIr* ir = nullptr;
-  std::string symbol;  // kKernel: the generated function it launches
-  int launch = -1;     // kKernel: the backend's entry for it (function, launch shape, profile)
+  std::string symbol;  // kKernel, kOpKernel: the generated function it launches
+  int launch = -1;     // kKernel, kOpKernel: the backend's entry for it (function, profile)
   const Instruction* instruction = nullptr;
   std::vector<const Instruction*> reads;   // values it needs
   std::vector<const Instruction*> writes;  // values it produces
@@ -47,6 +49,7 @@ struct Programs {
   absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> by_computation;
   std::vector<std::unique_ptr<codegen::KernelIr>> irs;
   int64_t compiled_kernels = 0;
+  int64_t op_kernels = 0;
   int64_t aliases = 0;
   int64_t library_calls = 0;
   // Whatever runs in the interpreter instead, as "name (opcode): why".
@@ -59,6 +62,13 @@ struct Programs {
 // the interpreter, listed as a fallback).
 using GenerateKernel =
     std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)>;
+
+// A backend's code for an instruction outside every planned kernel that
+// it neither runs itself nor hands to a library, under the symbol `name`:
+// the symbol its launch calls, or why there is none (the interpreter runs
+// it, listed as a fallback).
+using GenerateOpKernel =
+    std::function<absl::StatusOr<std::string>(const Instruction& op, const std::string& name)>;
 
 // Whether the backend serves this instruction with a library (BLAS dot,
 // convolution) rather than the interpreter.
@@ -76,8 +86,20 @@ int64_t BranchIndex(const Literal& selector, int64_t branches);
 
 // Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
 // generates it through `generate` and schedules each computation's steps.
+// Instructions left out of kernels go to `generate_op` when given (symbols
+// "seam_c<computation>_op<position>").
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
                        const IsLibraryCall& library_call,
-                       const DescribeFallback& describe_fallback = nullptr);
+                       const DescribeFallback& describe_fallback = nullptr,
+                       const GenerateOpKernel& generate_op = nullptr);
+
+// Bytes of every array in `shape` (a tuple's summed).
+double ShapeBytes(const Shape& shape);
+
+// The most bytes the values of `computation` hold at once as its program
+// runs (a loop's, call's or branch's own peak added while it runs):
+// results, constants and scratch-free intermediates; arguments are the
+// caller's and not counted. An estimate taken before anything runs.
+double EstimatePeakBytes(const Programs& programs, const Computation& computation);
 
 }  // namespace seam::runtime

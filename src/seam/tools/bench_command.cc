@@ -6,6 +6,7 @@
 // bandwidth (every input read once, every output written once, per second)
 // as a fraction of the copy bandwidth. --json prints the same as one JSON
 // object.
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -39,6 +40,8 @@ struct BenchOptions {
   std::string passes = "default";
   int repeat = 11;
   uint64_t seed = 0;
+  // The arguments (.npy/.npz) instead of random ones: one file only.
+  std::string inputs;
   bool json = false;
   // Time every kernel and check the cost model against the times; write
   // the fitted constants to calibration_out when given.
@@ -108,11 +111,25 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
                         runtime::Executable::Compile(module, options));
-  auto run = [executable, &arguments] { return executable->RunAndDiscard(arguments); };
-  SEAM_RETURN_IF_ERROR(run());
+  // Arguments the module lets a run take over (input_output_alias) are
+  // given a fresh copy before each run, untimed, as XLA's donated buffers
+  // are put back between runs.
+  const std::vector<int64_t> donated = module.DonatedParameters();
+  auto own = std::make_shared<std::vector<Literal>>(arguments);
+  auto run = [executable, &arguments, own, donated]() -> absl::StatusOr<double> {
+    for (int64_t p : donated) {
+      if (p < static_cast<int64_t>(own->size())) (*own)[p] = arguments[p];
+    }
+    auto start = std::chrono::steady_clock::now();
+    SEAM_ASSIGN_OR_RETURN(Literal out, executable->RunDonating(*own, donated));
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    executable->Recycle(std::move(out));
+    return seconds;
+  };
+  SEAM_RETURN_IF_ERROR(run().status());
   executable->ClearKernelProfile();  // the warm-up stays out of the kernel profile
   Contender contender;
-  contender.run = runtime::WallClock(run);
+  contender.run = run;
   contender.finish = [executable](StrategyResult& result) {
     for (const runtime::KernelProfile& p : executable->kernel_profile()) {
       if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
@@ -160,7 +177,12 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<
   workload.name = module->name();
   workload.file = file;
   workload.bytes = MinimumTraffic(entry);
-  std::vector<Literal> arguments = RandomArguments(entry, options.seed);
+  std::vector<Literal> arguments;
+  if (options.inputs.empty()) {
+    arguments = RandomArguments(entry, options.seed);
+  } else {
+    SEAM_ASSIGN_OR_RETURN(arguments, LoadArguments(entry, options.inputs));
+  }
   if (passes.has_value()) SEAM_RETURN_IF_ERROR(passes->Run(*module, PipelineOptions{}).status());
   std::vector<Contender> contenders;
   for (const std::string& name : strategies) {
@@ -247,7 +269,7 @@ void PrintTable(const std::string& backend, double copy_gbps,
                 const std::vector<std::string>& strategies, const std::vector<Workload>& workloads) {
   std::printf("copy bandwidth: %.1f GB/s (%s)\n", copy_gbps,
               backend == "cuda" ? "device-to-device copy of 1 GiB, timed by events"
-                                : "OpenMP copy, the kernels' compiler and flags");
+                                : "pool copy, the kernels' compiler and flags");
   std::printf("%-34s", "workload");
   for (const std::string& s : strategies) std::printf(" %10s", (s + " ms").c_str());
   std::printf(" %8s %8s %7s %8s %7s\n", "st/xla", "st/none", "kernels", "GB/s", "of copy");
@@ -312,6 +334,9 @@ int Bench(const BenchOptions& options) {
     if (options.calibrate) {
       return Fail(absl::InvalidArgumentError("--calibrate fits the CPU's constants: use --backend=cpu"));
     }
+  }
+  if (!options.inputs.empty() && options.files.size() != 1) {
+    return Fail(absl::InvalidArgumentError("--inputs gives one module's arguments: bench one file"));
   }
   std::vector<std::string> strategies = absl::StrSplit(options.strategies, ',', absl::SkipEmpty());
   for (const std::string& s : strategies) {
@@ -392,6 +417,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->default_val(11);
   command->add_option("--seed", options->seed, "Seed for the random inputs")->default_val(0);
+  command->add_option("--inputs", options->inputs,
+                      "Arguments from a .npy/.npz file (by parameter name or else in order) "
+                      "instead of random ones; one module only");
   command->add_flag("--json", options->json, "Print one JSON object instead of a table");
   command->add_flag("--calibrate", options->calibrate,
                     "Time every kernel, report the cost model's rank correlation and error "

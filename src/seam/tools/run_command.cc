@@ -37,6 +37,7 @@ struct RunOptions {
   std::string passes;
   std::string dump_to;
   bool verify = false;
+  bool profile = false;
 };
 
 // Runs the module as written on `arguments` and compares with `results`.
@@ -56,16 +57,29 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
     return 1;
   }
   std::string differences;
+  ArrayError worst;
+  std::string worst_name;
   for (size_t i = 0; i < want.size(); ++i) {
-    differences += DescribeDifferences(results[i].value, want[i].value, &RewriteTolerance,
-                                       absl::StrCat("output ", i, " (", want[i].name, ")"));
+    std::string name = absl::StrCat("output ", i, " (", want[i].name, ")");
+    differences += DescribeVerifyDifferences(results[i].value, want[i].value, name);
+    const Shape& got = results[i].value.shape();
+    const Shape& expected = want[i].value.shape();
+    if (got.IsArray() && expected.IsArray() && IsFloat(got.dtype()) &&
+        got.dtype() == expected.dtype() && got.dims() == expected.dims()) {
+      ArrayError e = MeasureArrayError(results[i].value, want[i].value);
+      if (worst_name.empty() || e.max_relative > worst.max_relative) worst = e, worst_name = name;
+    }
   }
   if (!differences.empty()) {
     std::printf("verify: FAILED: outputs differ from the module as written\n%s",
                 differences.c_str());
     return 1;
   }
-  std::printf("verify: %zu output(s) match the module as written\n", want.size());
+  std::printf("verify: %zu output(s) match the module as written", want.size());
+  if (!worst_name.empty()) {
+    std::printf("; farthest: %s, %s", worst_name.c_str(), FormatArrayError(worst).c_str());
+  }
+  std::printf("\n");
   return 0;
 }
 
@@ -75,9 +89,10 @@ void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& st
                    const fusion::FusionPlan& plan) {
   bool cuda = options.backend == "cuda";
   std::printf("compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
-              "%lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
+              "%lld op kernel(s), %lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
               static_cast<long long>(stats.compiled_kernels), options.fusion.c_str(),
               static_cast<long long>(plan.Totals().MemoryIntensiveKernels()),
+              static_cast<long long>(stats.op_kernels),
               static_cast<long long>(stats.blas_calls), cuda ? "cuBLAS" : "BLAS",
               static_cast<long long>(stats.aliases), stats.codegen_seconds, cuda ? "NVRTC" : "C++",
               stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
@@ -87,6 +102,22 @@ void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& st
                 stats.fallbacks.size());
     for (const std::string& f : stats.fallbacks) std::printf("  %s\n", f.c_str());
   }
+}
+
+// Runs once more, warm (constants built, memory pooled), and prints where
+// that run's time went.
+void PrintProfile(runtime::Executable& executable, const std::vector<Literal>& arguments) {
+  runtime::StepTimes before = executable.stats().time;
+  auto start = std::chrono::steady_clock::now();
+  absl::Status ran = executable.RunAndDiscard(arguments);
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!ran.ok()) return;
+  const runtime::StepTimes& t = executable.stats().time;
+  std::printf("profile (a warm run, %.3f ms): kernels %.3f ms, op kernels %.3f ms, BLAS %.3f ms, "
+              "interpreter %.3f ms, the rest %.3f ms\n",
+              total * 1e3, (t.kernels - before.kernels) * 1e3,
+              (t.op_kernels - before.op_kernels) * 1e3, (t.library - before.library) * 1e3,
+              (t.interpreter - before.interpreter) * 1e3, (t.other - before.other) * 1e3);
 }
 
 // Plans, compiles and runs the module on the CPU or CUDA backend.
@@ -99,6 +130,11 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& mod
     auto start = std::chrono::steady_clock::now();
     absl::StatusOr<Literal> result = executable.Run(arguments);
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const runtime::ExecutableStats& stats = executable.stats();
+    if (stats.estimated_peak_bytes > 0) {
+      std::printf("memory: peak %.1f MiB measured, %.1f MiB estimated before the run\n",
+                  stats.peak_bytes / (1 << 20), stats.estimated_peak_bytes / (1 << 20));
+    }
     return result;
   };
   if (options.backend == "cuda") {
@@ -113,10 +149,13 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& mod
   runtime::ExecutableOptions executable_options;
   executable_options.plan.strategy = *strategy;
   executable_options.dump_to = options.dump_to;
+  executable_options.profile_steps = options.profile;
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
       runtime::Executable::Compile(module, executable_options);
   if (!executable.ok()) return executable.status();
-  return timed(**executable);
+  absl::StatusOr<Literal> result = timed(**executable);
+  if (result.ok() && options.profile) PrintProfile(**executable, arguments);
+  return result;
 }
 
 int Run(const RunOptions& options) {
@@ -218,8 +257,12 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                       "cpu, cuda: write the fusion plan and the generated C++ or CUDA to this directory");
   command->add_flag("--verify", options->verify,
                     "Also run the module as written in the interpreter on the same inputs and "
-                    "fail unless the outputs agree (float tolerance: f32 1e-3 relative, bf16 "
-                    "3e-2)");
+                    "fail unless the outputs agree (each float output's worst error within 1% "
+                    "of its largest magnitude and its rms error within 1e-4 relative, f32; "
+                    "bf16 10% and 2e-2)");
+  command->add_flag("--profile", options->profile,
+                    "cpu: run once more after the first run and print where that run's time "
+                    "went (kernels, op kernels, BLAS, interpreter, the rest)");
   return [options]() { return Run(*options); };
 }
 
