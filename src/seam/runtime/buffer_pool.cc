@@ -9,7 +9,6 @@ ByteBuffer BufferPool::Take(size_t bytes) {
   auto it = free_.lower_bound(bytes);
   if (it != free_.end() && it->first / 2 <= bytes) {
     ByteBuffer reused = std::move(it->second);
-    free_bytes_ -= it->first;
     free_.erase(it);
     reused.resize(bytes);  // within its capacity: no reallocation
     return reused;
@@ -34,11 +33,10 @@ void BufferPool::Forget(const ByteBuffer& buffer) {
 
 void BufferPool::Give(ByteBuffer buffer) {
   if (!Made(buffer)) return;  // not the pool's: freed here
-  if (free_bytes_ + buffer.capacity() > free_limit_) {
+  if (allocated_ > limit_) {
     Forget(buffer);
     return;
   }
-  free_bytes_ += buffer.capacity();
   free_.emplace(buffer.capacity(), std::move(buffer));
 }
 

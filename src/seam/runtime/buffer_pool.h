@@ -6,9 +6,10 @@
 //
 // The pool keeps only buffers it made: memory from elsewhere (a result
 // the interpreter computed, say) is freed when given back, so a loop's
-// memory does not grow with its trip count. Free buffers past a limit (an
-// executable sets its estimated peak) are freed rather than kept, so
-// buffers of sizes no longer asked for do not pile up.
+// memory does not grow with its trip count. While its buffers (in use and
+// free) take more than a limit (an executable sets its estimated peak), a
+// buffer given back is freed rather than kept, so buffers of sizes no
+// longer asked for do not pile up.
 #pragma once
 
 #include <cstddef>
@@ -35,9 +36,8 @@ class BufferPool {
   // `buffer` joins the pool (a result the caller hands back).
   void Adopt(ByteBuffer buffer);
 
-  // The most bytes of free buffers kept (beyond it, given-back buffers are
-  // freed).
-  void set_free_limit(size_t bytes) { free_limit_ = bytes; }
+  // Past this many bytes of its buffers, given-back ones are freed.
+  void set_limit(size_t bytes) { limit_ = bytes; }
 
   // Bytes of the buffers the pool made that still exist (in use or free),
   // and the most there ever were.
@@ -53,8 +53,7 @@ class BufferPool {
   absl::flat_hash_map<const void*, size_t> made_;  // the buffers the pool made: data, capacity
   size_t allocated_ = 0;
   size_t peak_ = 0;
-  size_t free_bytes_ = 0;
-  size_t free_limit_ = SIZE_MAX;
+  size_t limit_ = SIZE_MAX;
 };
 
 // A pool buffer viewed as `count` elements of T, given back when it goes.

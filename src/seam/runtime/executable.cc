@@ -149,8 +149,8 @@ absl::Status Executable::CheckMemory(const Module& module, const Programs& progr
     if (p != nullptr) arguments += ShapeBytes(p->shape());
   }
   stats_.estimated_peak_bytes = arguments + EstimatePeakBytes(programs, *module.entry());
-  // Free memory beyond what a whole run holds at once is never needed.
-  pool_.set_free_limit(static_cast<size_t>(stats_.estimated_peak_bytes));
+  // Memory beyond what a whole run holds at once is never needed.
+  pool_.set_limit(static_cast<size_t>(stats_.estimated_peak_bytes));
   const double available = static_cast<double>(AvailableMemoryBytes());
   if (available > 0 && stats_.estimated_peak_bytes > available) {
     return absl::ResourceExhaustedError(absl::StrFormat(

@@ -191,6 +191,21 @@ double ShapeBytes(const Shape& shape) {
   return bytes;
 }
 
+namespace {
+
+// What a library call holds while it runs, at most: its operands and its
+// result packed in the compute type (f32, or f64), plus an im2col matrix
+// (row chunks of about 32 MB) for a convolution.
+double LibraryScratchBytes(const Instruction& i) {
+  if (i.opcode() != Opcode::kDot && i.opcode() != Opcode::kConvolution) return 0;
+  const double element = i.shape().IsArray() && i.shape().dtype() == DType::kF64 ? 8 : 4;
+  double elements = static_cast<double>(i.shape().ArrayElementCount());
+  for (const Instruction* o : i.operands()) elements += static_cast<double>(o->shape().ArrayElementCount());
+  return elements * element + (i.opcode() == Opcode::kConvolution ? 32.0 * (1 << 20) : 0);
+}
+
+}  // namespace
+
 double EstimatePeakBytes(const Programs& programs, const Computation& computation) {
   auto it = programs.by_computation.find(&computation);
   if (it == programs.by_computation.end()) return 0;
@@ -199,11 +214,12 @@ double EstimatePeakBytes(const Programs& programs, const Computation& computatio
   absl::flat_hash_map<const Instruction*, double> held;  // bytes each live value holds
   double live = 0, peak = 0;
   for (const Step& step : program.steps) {
-    double inner = 0;  // what a called computation holds at its own peak
+    double inner = 0;  // what a called computation or a library call holds meanwhile
     if (step.kind == Step::Kind::kInstruction) {
       for (const Computation* called : step.instruction->CalledComputations()) {
         inner = std::max(inner, EstimatePeakBytes(programs, *called));
       }
+      inner = std::max(inner, LibraryScratchBytes(*step.instruction));
     }
     for (const Instruction* w : step.writes) {
       switch (w->opcode()) {

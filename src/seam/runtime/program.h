@@ -97,9 +97,9 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
 double ShapeBytes(const Shape& shape);
 
 // The most bytes the values of `computation` hold at once as its program
-// runs (a loop's, call's or branch's own peak added while it runs):
-// results, constants and scratch-free intermediates; arguments are the
-// caller's and not counted. An estimate taken before anything runs.
+// runs (a loop's, call's or branch's own peak, or a library call's packed
+// operands, added while it runs); arguments are the caller's and not
+// counted. An estimate taken before anything runs.
 double EstimatePeakBytes(const Programs& programs, const Computation& computation);
 
 }  // namespace seam::runtime
