@@ -111,6 +111,15 @@ ENTRY e {
   j = s32[] constant(-2)
   ROOT r = f32[9,33] dynamic-update-slice(x, u, i, j)
 })"},
+    {"update_slice_inside", R"(HloModule m
+ENTRY e {
+  x = f32[3,9,33] parameter(0)
+  u = f32[2,4,8] parameter(1)
+  i = s32[] constant(1)
+  j = s32[] constant(3)
+  k = s32[] constant(5)
+  ROOT r = f32[3,9,33] dynamic-update-slice(x, u, i, j, k)
+})"},
     {"max_pool_padded", R"(HloModule m
 max {
   a = f32[] parameter(0)

@@ -39,12 +39,9 @@ absl::StatusOr<std::string> EmitUpdateSliceKernel(const Instruction& dus, const 
                          ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
   w.DeclareBuffers(4);
   w.Line(4, "for (int64_t r = seam_begin; r < seam_end; ++r) {");
-  std::vector<std::string> at = Coordinates(rows_dims, "r");
-  for (int d = 0; d < operand.rank(); ++d) {
-    at.push_back("0");
-    if (d < static_cast<int>(rows_dims.size())) at[d] = absl::StrCat("(s", d, " + ", at[d], ")");
-  }
-  at.back() = start.back();
+  std::vector<std::string> rows = Coordinates(rows_dims, "r"), at;
+  for (size_t d = 0; d < rows.size(); ++d) at.push_back(absl::StrCat("(s", d, " + ", rows[d], ")"));
+  at.push_back(start.back());  // the row's first element
   w.Line(6, absl::StrCat("const int64_t to = ", Offset(at, RowMajor(operand.dims())), ";"));
   w.Line(6, "#pragma omp simd");
   w.Line(6, absl::StrCat("for (int64_t c = 0; c < ", row, "; ++c) out0[to + c] = in1[r * ", row,
