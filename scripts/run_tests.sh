@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Builds Seam and runs every test: the full suite, then the parser tests once
-# more under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Builds Seam and runs the tests: the suite, then the parser and golden
+# tests once more under AddressSanitizer + UndefinedBehaviorSanitizer.
+#
+#   scripts/run_tests.sh          CI's run: the heaviest families as a sample
+#                                 rotating with the time (the seed is printed)
+#   scripts/run_tests.sh --full   every test
+#   SEAM_TEST_SEED=N scripts/run_tests.sh   the sample of seed N again
 set -euo pipefail
 cd "$(dirname "$0")/.."
+full=0
+if [ "${1:-}" = "--full" ]; then full=1; fi
 scripts/install_deps.sh
 jobs="${SEAM_JOBS:-$(nproc)}"
 
@@ -29,13 +36,22 @@ build/bench/seam_plan_bench --repeat 3
 echo "== pass-ordering environment throughput (not a timed test)"
 build/bench/seam_gym_bench --seconds 2
 
-echo "== sanitizer build of the parser tests"
-BUILD_DIR=build-asan scripts/build.sh -DCMAKE_BUILD_TYPE=Debug -DSEAM_SANITIZE=ON
+echo "== sanitizer build of the parser and golden tests"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSEAM_SANITIZE=ON >/dev/null
+cmake --build build-asan -j "$jobs" --target seam_text_tests seam_golden_tests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -L 'text|golden' -j "$jobs" --output-on-failure
 
-echo "== all tests"
-ctest --test-dir build -j "$jobs" --output-on-failure
+if [ "$full" = 1 ]; then
+  echo "== all tests"
+  ctest --test-dir build -j "$jobs" --output-on-failure
+else
+  seed="${SEAM_TEST_SEED:-$(date +%s)}"
+  sample=$(ctest --test-dir build -N | scripts/test_sample.py "$seed")
+  echo "== all tests, the heaviest families sampled: seed $seed" \
+       "(SEAM_TEST_SEED=$seed repeats it; --full runs everything)"
+  ctest --test-dir build -j "$jobs" --output-on-failure -I "$sample"
+fi
 
 echo "== Python tests: gym bindings and the Gymnasium env"
 PYTHONPATH=build/python build/pyenv/bin/python -m unittest discover -s python/tests -v
