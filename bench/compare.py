@@ -42,7 +42,6 @@ interpreter's packages as they are.
 """
 
 import argparse
-import ast
 import os
 import shlex
 import subprocess
@@ -50,8 +49,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
-VENV = os.path.join(ROOT, "bench", ".venv")
-VENV_PYTHON = os.path.join(VENV, "bin", "python")
 MAKE_WORKLOADS = os.path.join(ROOT, "bench", "workloads", "make_workloads.py")
 WORKLOAD_DIR = os.path.join(ROOT, "bench", "workloads")
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -102,27 +99,9 @@ def parse_args(argv):
 
 # --- bootstrap ---------------------------------------------------------------
 
-def read_pins():
-  """JAX_VERSION and PINNED from make_workloads.py, evaluated without
-  importing it (its import runs its own venv bootstrap)."""
-  with open(MAKE_WORKLOADS) as f:
-    tree = ast.parse(f.read(), MAKE_WORKLOADS)
-  keep = [node for node in tree.body if isinstance(node, ast.Assign) and any(
-      isinstance(t, ast.Name) and t.id in ("JAX_VERSION", "PINNED") for t in node.targets)]
-  namespace = {}
-  exec(compile(ast.Module(body=keep, type_ignores=[]), MAKE_WORKLOADS, "exec"), namespace)
-  return namespace["JAX_VERSION"], namespace["PINNED"]
-
-
-JAX_VERSION, PINNED = read_pins()
-
-
-def dist_version(name):
-  from importlib import metadata
-  try:
-    return metadata.version(name)
-  except metadata.PackageNotFoundError:
-    return None
+sys.path.insert(0, HERE)
+import bench_venv  # noqa: E402
+from bench_venv import JAX_VERSION, PINNED, dist_version, pip  # noqa: E402
 
 
 def cuda_jax_extra():
@@ -150,12 +129,6 @@ def missing_packages(device):
   if device == "cuda" and dist_version(f"jax-{cuda_jax_extra()}-plugin") != JAX_VERSION:
     missing.append(f"jax[{cuda_jax_extra()}]=={JAX_VERSION}")
   return missing
-
-
-def pip(*args):
-  cmd = [sys.executable, "-m", "pip", "install", "--quiet", *args]
-  print("+ " + shlex.join(cmd), file=sys.stderr)
-  return subprocess.call(cmd)
 
 
 def install(missing, device):
@@ -195,36 +168,13 @@ def apply_malloc(args, argv):
 
 
 def bootstrap(args):
-  """Re-executes this script in bench/.venv, creating it and installing what
-  is missing first. SEAM_BENCH_PYTHON=current keeps the running interpreter
-  and its packages, whatever their versions (a machine with JAX and PyTorch
-  preinstalled and no network, such as a lent GPU machine)."""
+  """Runs this script in bench/.venv (bench_venv) with the JAX pins, torch and
+  matplotlib; glibc's tunables for --malloc once there."""
   argv = [os.path.abspath(__file__), *sys.argv[1:]]
-  if os.environ.get("SEAM_BENCH_PYTHON") == "current":
-    apply_malloc(args, argv)
-    return
-  if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
-    missing = missing_packages(args.device)
-    if not missing:
-      apply_malloc(args, argv)
-      return
-    if os.environ.get("SEAM_COMPARE_INSTALLED"):
-      print(f"compare.py: still missing after installing: {' '.join(missing)}", file=sys.stderr)
-      if any(m in PINNED or m == "torch" for m in missing):
-        sys.exit(1)
-      apply_malloc(args, argv)
-      return
-    print(f"installing into {VENV}: {' '.join(missing)}", file=sys.stderr)
-    install(missing, args.device)
-    os.environ["SEAM_COMPARE_INSTALLED"] = "1"
-    os.execv(sys.executable, [sys.executable, *argv])
-  if os.environ.get("SEAM_COMPARE_BOOTSTRAPPED"):
-    sys.exit(f"compare.py: could not run inside {VENV}")
-  if not os.path.exists(VENV_PYTHON):
-    print(f"creating {VENV}", file=sys.stderr)
-    subprocess.check_call(["python3", "-m", "venv", VENV])
-  os.environ["SEAM_COMPARE_BOOTSTRAPPED"] = "1"
-  os.execv(VENV_PYTHON, [VENV_PYTHON, *argv])
+  bench_venv.enter(__file__, lambda: missing_packages(args.device),
+                   lambda missing: install(missing, args.device),
+                   required=lambda missing: any(m in PINNED or m == "torch" for m in missing),
+                   ready=lambda: apply_malloc(args, argv))
 
 
 ARGS = parse_args(sys.argv[1:])
@@ -870,7 +820,7 @@ def main():
             f"the manifest {w['bytes']}")
   copy = (seam.get("raw") or {}).get("copy_gbps")
   torch_copy = torch_copy_gbps(ARGS.repeat)
-  copy_source = "seam bench's OpenMP copy, the kernels' compiler and flags"
+  copy_source = "seam bench's pool copy, the kernels' compiler and flags"
   if not copy and torch_copy:
     copy, copy_source = torch_copy, "torch copy_ of 256 MiB (seam's was not measured)"
 
