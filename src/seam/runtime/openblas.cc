@@ -5,26 +5,59 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
 namespace seam::runtime {
 namespace {
 
-// Opens `path` with OPENBLAS_NUM_THREADS=1 (read once, when the library
-// initializes), then puts the variable back as it was.
-void* OpenSingleThreaded(const char* path) {
-  const char* previous = std::getenv("OPENBLAS_NUM_THREADS");
-  std::optional<std::string> saved;
-  if (previous != nullptr) saved = previous;
-  setenv("OPENBLAS_NUM_THREADS", "1", 1);
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (saved.has_value()) {
-    setenv("OPENBLAS_NUM_THREADS", saved->c_str(), 1);
-  } else {
-    unsetenv("OPENBLAS_NUM_THREADS");
+// The kernels OpenBLAS should use on this CPU, by the instructions it has:
+// its own detection reads the CPU model, which virtual machines hide (it
+// took one for a Prescott and ran sgemm at a fifth of the SkylakeX
+// kernels' speed), and a user's environment may force a core type.
+const char* CoreTypeForThisCpu() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    return __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
   }
-  return handle;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return nullptr;  // OpenBLAS's own choice
+}
+
+// Environment variables set for a scope (OpenBLAS reads its settings once,
+// when it initializes), then put back as they were.
+class ScopedEnvironment {
+ public:
+  void Set(const char* name, const char* value) {
+    const char* previous = std::getenv(name);
+    saved_.push_back({name, previous != nullptr ? std::optional<std::string>(previous) : std::nullopt});
+    setenv(name, value, 1);
+  }
+  ~ScopedEnvironment() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second.has_value()) {
+        setenv(it->first.c_str(), it->second->c_str(), 1);
+      } else {
+        unsetenv(it->first.c_str());
+      }
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// Opens `path` single-threaded, with the kernels for this CPU.
+void* OpenForSeam(const char* path) {
+  ScopedEnvironment environment;
+  environment.Set("OPENBLAS_NUM_THREADS", "1");
+  if (const char* core = CoreTypeForThisCpu()) environment.Set("OPENBLAS_CORETYPE", core);
+  return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
 absl::StatusOr<OpenBlas> Open() {
@@ -32,7 +65,7 @@ absl::StatusOr<OpenBlas> Open() {
   const char* candidates[] = {SEAM_OPENBLAS_LIBRARY, "libopenblas.so.0"};
   void* handle = nullptr;
   for (const char* path : candidates) {
-    if ((handle = OpenSingleThreaded(path)) != nullptr) break;
+    if ((handle = OpenForSeam(path)) != nullptr) break;
   }
   if (handle == nullptr) {
     return absl::UnavailableError(absl::StrCat("cannot open OpenBLAS (tried ", SEAM_OPENBLAS_LIBRARY,

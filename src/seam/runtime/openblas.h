@@ -2,9 +2,10 @@
 // the work and calls it from several threads at once. The threaded build
 // (Debian's default) is the one that allows that: its calls are locked
 // where they share state, and it is opened with OPENBLAS_NUM_THREADS=1 so
-// that it starts no threads of its own to spin beside the pool's. A
-// single-threaded build without locking, if that is what the system has,
-// takes one call at a time.
+// that it starts no threads of its own to spin beside the pool's, and with
+// the kernels for the instructions this CPU has (OPENBLAS_CORETYPE,
+// whatever the user's environment says). A single-threaded build without
+// locking, if that is what the system has, takes one call at a time.
 #pragma once
 
 #include <cblas.h>
