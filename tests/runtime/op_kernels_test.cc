@@ -74,10 +74,10 @@ add {
   ROOT s = f32[] add(a, b)
 }
 ENTRY e {
-  x = f32[4,8192] parameter(0)
+  x = f32[4,40000] parameter(0)
   ids = s32[6,1] parameter(1)
-  u = f32[6,8192] parameter(2)
-  ROOT r = f32[4,8192] scatter(x, ids, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  u = f32[6,40000] parameter(2)
+  ROOT r = f32[4,40000] scatter(x, ids, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
 })"},
     {"scatter_overlapping_windows", R"(HloModule m
 mul {

@@ -23,6 +23,12 @@ struct seam_pool {
 typedef void (*seam_cpu_kernel)(void* const* buffers, const seam_pool* threads);
 }
 
+// Runs fn(begin, end, worker) over [0, tasks) on the calling thread.
+template <typename Fn>
+inline void seam_serial(int64_t tasks, Fn&& fn) {
+  if (tasks > 0) fn(int64_t{0}, tasks, 0);
+}
+
 // Runs fn(begin, end, worker) over [0, tasks) on the pool.
 template <typename Fn>
 inline void seam_parallel(const seam_pool* threads, int64_t tasks, Fn&& fn) {

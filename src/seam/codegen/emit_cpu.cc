@@ -191,6 +191,7 @@ class CpuKernelEmitter {
     int phase = 0;
     std::string var;
     int64_t count = 0;
+    int64_t elements = 0;  // what its tasks touch, together
     std::string body;
   };
 
@@ -203,9 +204,9 @@ class CpuKernelEmitter {
   void Line(int indent, const std::string& s) { absl::StrAppend(out_, Ind(indent), s, "\n"); }
 
   // Lines from here to EndTasks() are the body of a loop over `count`
-  // tasks indexed by `var`, part of phase `phase`.
-  void BeginTasks(int phase, const std::string& var, int64_t count) {
-    loops_.push_back({phase, var, count, ""});
+  // tasks indexed by `var`, part of phase `phase`, touching `elements`.
+  void BeginTasks(int phase, const std::string& var, int64_t count, int64_t elements) {
+    loops_.push_back({phase, var, count, elements, ""});
     out_ = &loops_.back().body;
   }
   void EndTasks() { out_ = &text_; }
@@ -224,12 +225,15 @@ class CpuKernelEmitter {
     }
   }
 
-  // Loops [begin, end) as one pool loop over their tasks, one after another.
+  // Loops [begin, end) as one pool loop over their tasks, one after another
+  // (on the calling thread alone when they are small: see
+  // kMinElementsToSplit).
   void EmitParallelLoop(size_t begin, size_t end) {
-    int64_t total = 0;
-    for (size_t k = begin; k < end; ++k) total += loops_[k].count;
-    Line(2, absl::StrCat("seam_parallel(seam_threads, ", total,
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
+    int64_t total = 0, elements = 0;
+    for (size_t k = begin; k < end; ++k) total += loops_[k].count, elements += loops_[k].elements;
+    Line(2, absl::StrCat(elements >= kMinElementsToSplit ? "seam_parallel(seam_threads, "
+                                                         : "seam_serial(",
+                         total, ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
     for (const std::string& declaration : buffer_declarations_) Line(4, declaration);
     EmitThreadBuffers();
     Line(4, "for (int64_t seam_t = seam_begin; seam_t < seam_end; ++seam_t) {");
@@ -348,7 +352,9 @@ class CpuKernelEmitter {
   absl::Status EmitTilePhase(size_t begin, size_t end) {
     const Stage& first = ir_.stages[begin];
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, first);
-    BeginTasks(first.phase, "task", tasks);
+    int64_t elements = 0;
+    for (size_t k = begin; k < end; ++k) elements += ir_.stages[k].Rows() * ir_.stages[k].RowLength();
+    BeginTasks(first.phase, "task", tasks, elements);
     Line(6, absl::StrCat("const int64_t r0 = (task / ", bpr, ") * ", rpb, ";"));
     Line(6, absl::StrCat("const int64_t r1 = std::min<int64_t>(", rows, ", r0 + ", rpb, ");"));
     Line(6, absl::StrCat("const int64_t part = task % ", bpr, ";"));
@@ -492,7 +498,7 @@ class CpuKernelEmitter {
       SEAM_RETURN_IF_ERROR(EmitElementFolding(s, split, parts));
     }
     // Combine: the reduce's init, then each non-empty chunk, in order.
-    BeginTasks(s.phase + 1, "p", kept);
+    BeginTasks(s.phase + 1, "p", kept, kept * std::min(units, s.chunks));
     std::vector<std::string> combine;
     ElementalEmitter c(ir_, RenderedNames(ir_), Computed(s), &combine, 6);
     SEAM_RETURN_IF_ERROR(EmitPartialCombine(ir_, s, units, per_chunk, kept, c, Storer()));
@@ -547,7 +553,7 @@ class CpuKernelEmitter {
     int64_t chunks = std::max<int64_t>(1, std::min(s.chunks, outer));
     *units = outer;
     *per_chunk = CeilDiv(outer, chunks);
-    BeginTasks(s.phase, "task", chunks * kept);
+    BeginTasks(s.phase, "task", chunks * kept, SplitFolded(s).folded * kept);
     Line(6, absl::StrCat("const int64_t chunk = task / ", kept, ", p = task % ", kept, ";"));
     Line(6, absl::StrCat("const int64_t o0 = chunk * ", *per_chunk, ";"));
     Line(6, absl::StrCat("const int64_t o1 = std::min<int64_t>(", outer, ", o0 + ", *per_chunk,
@@ -611,7 +617,7 @@ class CpuKernelEmitter {
                                   const std::vector<std::string>& parts) {
     const int64_t folded = split.folded, kept = split.kept;
     int64_t chunk = CeilDiv(folded, s.chunks);
-    BeginTasks(s.phase, "chunk", s.chunks);
+    BeginTasks(s.phase, "chunk", s.chunks, folded * kept);
     Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
     Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
     EmitPartPointers(s, parts, kept, 6);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/elemental.h"
+#include "seam/codegen/emit_cpu.h"
 #include "seam/codegen/op_kernel_writer.h"
 #include "seam/util/status_macros.h"
 
@@ -128,9 +129,7 @@ absl::StatusOr<std::string> EmitGatherKernel(const Instruction& gather, const st
   StartVectors starts(indices, vector_dim);
 
   OpKernelWriter w(gather, name);
-  w.Line(2, absl::StrCat("seam_parallel(seam_threads, ", Product(batch_sizes),
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
-  w.DeclareBuffers(4);
+  w.OpenParallelLoop(2, Product(batch_sizes), out.ElementCount().value_or(0));
   w.Line(4, "for (int64_t g = seam_begin; g < seam_end; ++g) {");
   std::vector<std::string> batch = Coordinates(batch_sizes, "g");
   for (size_t j = 0; j < batch.size(); ++j) {
@@ -257,7 +256,7 @@ absl::StatusOr<std::string> EmitScatterKernel(const Instruction& scatter, const 
   w.Line(4, "}");
   w.Line(2, "};");
   const int64_t positions = Product(scatter_sizes);
-  if (parallel_window && window >= 4096) {
+  if (parallel_window && window >= kMinElementsToSplit) {
     w.Line(2, absl::StrCat("seam_parallel(seam_threads, ", window,
                            ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
     w.Line(4, absl::StrCat("for (int64_t s = 0; s < ", positions,

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/codegen/c_types.h"
+#include "seam/codegen/emit_cpu.h"
 
 namespace seam::codegen {
 
@@ -36,6 +37,13 @@ void OpKernelWriter::DeclareBuffers(int indent) {
   for (const std::string& declaration : declarations_) Line(indent, declaration);
 }
 
+void OpKernelWriter::OpenParallelLoop(int indent, int64_t tasks, int64_t elements) {
+  Line(indent, absl::StrCat(elements >= kMinElementsToSplit ? "seam_parallel(seam_threads, "
+                                                            : "seam_serial(",
+                            tasks, ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
+  DeclareBuffers(indent + 2);
+}
+
 void OpKernelWriter::Line(int indent, const std::string& text) {
   absl::StrAppend(&text_, std::string(indent, ' '), text, "\n");
 }
@@ -49,8 +57,7 @@ void EmitCopyUnlessInPlace(OpKernelWriter& w, const std::string& in, const std::
                            int64_t elements) {
   constexpr int64_t kPiece = 1 << 16;
   w.Line(2, absl::StrCat("if (", out, " != ", in, ") {"));
-  w.Line(4, absl::StrCat("seam_parallel(seam_threads, ", (elements + kPiece - 1) / kPiece,
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
+  w.OpenParallelLoop(4, (elements + kPiece - 1) / kPiece, elements);
   w.Line(6, absl::StrCat("const int64_t lo = seam_begin * ", kPiece, ", hi = std::min<int64_t>(",
                          elements, ", seam_end * ", kPiece, ");"));
   w.Line(6, absl::StrCat("std::memcpy(", out, " + lo, ", in, " + lo, (hi - lo) * sizeof(", out,

@@ -25,6 +25,11 @@ class OpKernelWriter {
   // through a closure loses __restrict, and loops over it their
   // vectorization.
   void DeclareBuffers(int indent);
+  // Opens a loop over `tasks` (a lambda taking seam_begin, seam_end) at
+  // `indent`, on the pool when its tasks touch `elements` enough to split
+  // (kMinElementsToSplit), else on the calling thread; its body has the
+  // buffers declared. Close it with `});`.
+  void OpenParallelLoop(int indent, int64_t tasks, int64_t elements);
   // The whole function.
   std::string Finish();
 

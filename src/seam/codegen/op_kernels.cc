@@ -35,9 +35,7 @@ absl::StatusOr<std::string> EmitUpdateSliceKernel(const Instruction& dus, const 
   }
   std::vector<int64_t> rows_dims(update.dims().begin(), update.dims().end() - 1);
   const int64_t row = update.dims().back();
-  w.Line(2, absl::StrCat("seam_parallel(seam_threads, ", Product(rows_dims),
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
-  w.DeclareBuffers(4);
+  w.OpenParallelLoop(2, Product(rows_dims), Product(update.dims()));
   w.Line(4, "for (int64_t r = seam_begin; r < seam_end; ++r) {");
   std::vector<std::string> rows = Coordinates(rows_dims, "r"), at;
   for (size_t d = 0; d < rows.size(); ++d) at.push_back(absl::StrCat("(s", d, " + ", rows[d], ")"));
@@ -66,9 +64,7 @@ absl::StatusOr<std::string> EmitRngBitGeneratorKernel(const Instruction& rng, co
   OpKernelWriter w(rng, name);
   w.Line(2, "const uint64_t key = in0[0];");
   w.Line(2, words > 1 ? "const uint64_t counter = in0[1];" : "const uint64_t counter = 0;");
-  w.Line(2, absl::StrCat("seam_parallel(seam_threads, ", (drawn + 4095) / 4096,
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
-  w.DeclareBuffers(4);
+  w.OpenParallelLoop(2, (drawn + 4095) / 4096, drawn);
   w.Line(4, absl::StrCat("for (int64_t i = seam_begin * 4096; i < std::min<int64_t>(", drawn,
                          ", seam_end * 4096); ++i) {"));
   w.Line(6, absl::StrCat("out1[i] = static_cast<", bits_type,

@@ -31,9 +31,10 @@ absl::StatusOr<std::string> EmitReduceWindowKernel(const Instruction& reduce_win
   OpKernelWriter w(reduce_window, name);
   w.Line(0, combine);
   w.Line(2, absl::StrCat("const ", ComputeType(type), " init = ", LoadExpr(type, "in1[0]"), ";"));
-  w.Line(2, absl::StrCat("seam_parallel(seam_threads, ", out.ElementCount().value_or(0),
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
-  w.DeclareBuffers(4);
+  int64_t window_elements = 1;
+  for (const WindowDim& wd : window.dims) window_elements *= wd.size;
+  w.OpenParallelLoop(2, out.ElementCount().value_or(0),
+                     out.ElementCount().value_or(0) * window_elements);
   w.Line(4, "for (int64_t o = seam_begin; o < seam_end; ++o) {");
   std::vector<std::string> at = Coordinates(out.dims(), "o");
   w.Line(6, "auto acc = init;");

@@ -2,8 +2,9 @@
 // sorted by the comparator (inlined, reading each operand at two
 // positions) with the interpreter's stable merge sort, and every operand
 // is permuted alike; slices run in parallel.
+#include <bit>
+
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/elemental.h"
 #include "seam/codegen/op_kernel_writer.h"
@@ -34,9 +35,8 @@ absl::StatusOr<std::string> EmitSortKernel(const Instruction& sort, const std::s
   const int64_t slices = shape.ElementCount().value_or(0) / std::max<int64_t>(1, length);
 
   OpKernelWriter w(sort, name);
-  w.Line(2, absl::StrCat("seam_parallel(seam_threads, ", slices,
-                         ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
-  w.DeclareBuffers(4);
+  const int64_t passes = std::bit_width(static_cast<uint64_t>(length));
+  w.OpenParallelLoop(2, slices, shape.ElementCount().value_or(0) * passes);
   w.Line(4, absl::StrCat("std::vector<int64_t> items(", length, "), scratch(", length, ");"));
   w.Line(4, "for (int64_t slice = seam_begin; slice < seam_end; ++slice) {");
   w.Line(6, absl::StrCat("const int64_t base = (slice / ", inner, ") * ", length * inner,

@@ -33,6 +33,15 @@ Literal Literal::Uninitialized(Shape shape) {
   return literal;
 }
 
+Literal Literal::FromBytes(Shape shape, ByteBuffer bytes) {
+  Literal literal(Shape::Tuple({}));
+  literal.shape_ = std::move(shape);
+  literal.element_count_ = literal.shape_.ElementCount().value_or(0);
+  literal.bytes_ = std::move(bytes);
+  literal.bytes_.resize(literal.element_count_ * DTypeByteSize(literal.shape_.dtype()));
+  return literal;
+}
+
 Literal Literal::Elided(Shape shape) {
   Literal literal(Shape::Tuple({}));
   literal.shape_ = std::move(shape);

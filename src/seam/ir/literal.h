@@ -44,6 +44,9 @@ class Literal {
   // An array literal whose elements are left as memory had them: for a
   // writer that fills every element.
   static Literal Uninitialized(Shape shape);
+  // An array literal of `shape` holding `bytes` (taken, not copied; resized
+  // to the shape's size if it is not that).
+  static Literal FromBytes(Shape shape, ByteBuffer bytes);
   // A tuple of `elements` (taken, not copied), of tuple shape `shape`.
   static Literal Tuple(Shape shape, std::vector<Literal> elements);
   // A literal whose values were elided in text as `{...}`.

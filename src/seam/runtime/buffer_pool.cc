@@ -55,10 +55,8 @@ void BufferPool::Adopt(ByteBuffer buffer) {
 }
 
 Literal BufferPool::TakeLiteral(const Shape& shape) {
-  Literal out = Literal::Uninitialized(shape);
-  ByteBuffer reused = Take(out.bytes().size());
-  out.mutable_bytes().swap(reused);
-  return out;
+  const int64_t bytes = shape.ArrayElementCount() * DTypeByteSize(shape.dtype());
+  return Literal::FromBytes(shape, Take(static_cast<size_t>(bytes)));
 }
 
 }  // namespace seam::runtime

@@ -1,6 +1,8 @@
 #include "seam/runtime/executable.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -29,8 +31,6 @@ struct Executable::Held {
 
 namespace {
 
-using Values = absl::flat_hash_map<const Instruction*, Executable::Held>;
-
 Executable::Held Owned(Literal value) {
   return {std::make_shared<Literal>(std::move(value)), true};
 }
@@ -54,6 +54,47 @@ void ForEachArray(Literal& value, Fn&& fn) {
 Executable::Held Borrowed(const Literal& value) {
   return {std::shared_ptr<Literal>(const_cast<Literal*>(&value), [](Literal*) {}), false};
 }
+
+}  // namespace
+
+// A run's values, one slot per value of its program (Program::slots): no
+// allocation per value or per lookup.
+class Executable::Values {
+ public:
+  explicit Values(const Program& program)
+      : slots_(program.slots), held_(program.slots.size()), present_(program.slots.size(), 0) {}
+
+  // The value of `v`, or null when it is not (or no longer) held.
+  Held* Find(const Instruction* v) {
+    auto it = slots_.find(v);
+    return it != slots_.end() && present_[it->second] ? &held_[it->second] : nullptr;
+  }
+  void Set(const Instruction* v, Held value) {
+    int slot = slots_.at(v);
+    held_[slot] = std::move(value);
+    present_[slot] = 1;
+  }
+  void Erase(const Instruction* v) {
+    auto it = slots_.find(v);
+    if (it == slots_.end()) return;
+    held_[it->second] = Held{};
+    present_[it->second] = 0;
+  }
+  // Calls fn on every value still held.
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
+    for (size_t k = 0; k < held_.size(); ++k) {
+      if (present_[k]) fn(held_[k]);
+    }
+  }
+
+ private:
+  const absl::flat_hash_map<const Instruction*, int>& slots_;
+  std::vector<Held> held_;
+  std::vector<char> present_;
+};
+
+namespace {
 
 // The argument list of a one-parameter computation. (Not an initializer
 // list: its copy would hold the value until the call returns.)
@@ -188,6 +229,18 @@ absl::StatusOr<Literal> Executable::RunEntry(std::vector<Held> arguments, double
   return result;
 }
 
+// An array's bytes in pooled memory, copied on the pool.
+Literal Executable::CopyOfBytes(const Literal& array) {
+  Literal copy = pool_.TakeLiteral(array.shape());
+  const uint8_t* from = array.bytes().data();
+  uint8_t* to = copy.mutable_bytes().data();
+  ThreadPool::Global().ParallelFor(static_cast<int64_t>(array.bytes().size()), int64_t{1} << 20,
+                                   [&](int64_t begin, int64_t end, int) {
+                                     std::memcpy(to + begin, from + begin, end - begin);
+                                   });
+  return copy;
+}
+
 // An uninitialized value of `shape` (an array, or a tuple of arrays) in
 // pooled memory.
 Literal Executable::TakeResult(const Shape& shape) {
@@ -214,17 +267,17 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
   for (const codegen::KernelBuffer& b : ir.buffers) {
     switch (b.storage) {
       case codegen::Storage::kInput: {
-        auto it = values.find(b.value);
-        if (it == values.end()) {
+        Held* in = values.Find(b.value);
+        if (in == nullptr) {
           return absl::InternalError(absl::StrCat(ir.name, ": input ", b.value->name(), " missing"));
         }
-        buffers.push_back(it->second.literal->mutable_bytes().data());
+        buffers.push_back(in->literal->mutable_bytes().data());
         break;
       }
       case codegen::Storage::kOutput: {
         Held out = Owned(pool_.TakeLiteral(b.value->shape()));
         buffers.push_back(out.literal->mutable_bytes().data());
-        values[b.value] = std::move(out);
+        values.Set(b.value, std::move(out));
         break;
       }
       default: {
@@ -298,18 +351,19 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
 }
 
 absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vector<Held> arguments) {
-  Values values;
-  absl::flat_hash_map<const Instruction*, int> remaining = program.readers;
+  Values values(program);
+  std::vector<int> remaining = program.readers_by_slot;  // reads still to come
   auto find = [&](const Instruction* r) -> absl::StatusOr<Held*> {
-    auto it = values.find(r);
-    if (it == values.end()) {
+    Held* held = values.Find(r);
+    if (held == nullptr) {
       return absl::InternalError(absl::StrCat("value of ", r->name(), " is not computed yet"));
     }
-    return &it->second;
+    return held;
   };
+  auto reads_left = [&](const Instruction* v) -> int& { return remaining[program.slots.at(v)]; };
   // Whether `step`, reading `v` once, is the last to need v's memory.
   auto last_holder = [&](const Step& step, const Instruction* v, const Held& held) {
-    return held.owned && held.literal.use_count() == 1 && remaining[v] == 1 &&
+    return held.owned && held.literal.use_count() == 1 && reads_left(v) == 1 &&
            v != program.computation->root() &&
            std::count(step.reads.begin(), step.reads.end(), v) == 1;
   };
@@ -328,11 +382,11 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
         const Instruction& i = *step.instruction;
         switch (i.opcode()) {
           case Opcode::kParameter:
-            values[&i] = std::move(arguments[i.parameter_number()]);
+            values.Set(&i, std::move(arguments[i.parameter_number()]));
             break;
           case Opcode::kConstant: {
             SEAM_ASSIGN_OR_RETURN(const Literal* constant, Constant(i));
-            values[&i] = Borrowed(*constant);
+            values.Set(&i, Borrowed(*constant));
             break;
           }
           case Opcode::kGetTupleElement: {
@@ -340,9 +394,9 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
             Literal& element = tuple->literal->mutable_tuple_elements()[*i.attrs().index];
             if (program.split_tuples.contains(i.operand(0)) && tuple->owned &&
                 tuple->literal.use_count() == 1) {
-              values[&i] = Owned(std::move(element));
+              values.Set(&i, Owned(std::move(element)));
             } else {
-              values[&i] = {std::shared_ptr<Literal>(tuple->literal, &element), false};
+              values.Set(&i, {std::shared_ptr<Literal>(tuple->literal, &element), false});
             }
             break;
           }
@@ -352,13 +406,13 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
               SEAM_ASSIGN_OR_RETURN(Literal element, take(step, o));
               elements.push_back(std::move(element));
             }
-            values[&i] = Owned(Literal::Tuple(i.shape(), std::move(elements)));
+            values.Set(&i, Owned(Literal::Tuple(i.shape(), std::move(elements))));
             break;
           }
           case Opcode::kWhile: {
             SEAM_ASSIGN_OR_RETURN(Literal state, take(step, i.operand(0)));
             SEAM_ASSIGN_OR_RETURN(Literal result, RunWhile(i, std::move(state)));
-            values[&i] = Owned(std::move(result));
+            values.Set(&i, Owned(std::move(result)));
             break;
           }
           default: {
@@ -368,7 +422,7 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
               operands.push_back(held->literal.get());
             }
             SEAM_ASSIGN_OR_RETURN(Literal value, RunInstruction(i, operands));
-            values[&i] = Owned(std::move(value));
+            values.Set(&i, Owned(std::move(value)));
             break;
           }
         }
@@ -404,13 +458,31 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
           buffers.push_back(result.mutable_bytes().data());
         }
         launches_[step.launch].function(buffers.data(), ThreadPool::Global().c_interface());
-        values[&i] = Owned(std::move(result));
+        values.Set(&i, Owned(std::move(result)));
         break;
       }
-      case Step::Kind::kAlias:
+      case Step::Kind::kAlias: {
+        // A reshape of a row-major array has its input's bytes: taken over
+        // when this is the input's last reader, else copied.
+        const fusion::Kernel& k = *step.kernel;
+        const bool reshapes = std::all_of(k.instructions.begin(), k.instructions.end(), [](auto* m) {
+          return m->opcode() == Opcode::kReshape;
+        });
+        if (reshapes && k.inputs.size() == 1 && k.outputs.size() == 1) {
+          const Instruction* out = k.outputs[0];
+          SEAM_ASSIGN_OR_RETURN(Held * in, find(k.inputs[0]));
+          if (ShapeBytes(in->literal->shape()) == ShapeBytes(out->shape())) {
+            Literal bytes = last_holder(step, k.inputs[0], *in) ? std::move(*in->literal)
+                                                                : CopyOfBytes(*in->literal);
+            values.Set(out, Owned(Literal::FromBytes(out->shape(), std::move(bytes.mutable_bytes()))));
+            break;
+          }
+        }
+        [[fallthrough]];
+      }
       case Step::Kind::kInterpretKernel: {
-        // Member by member in the interpreter (an alias is a reshape: the
-        // interpreter's is a copy with the new shape).
+        // Member by member in the interpreter (an alias that is not a plain
+        // reshape: the interpreter's is a copy with the new shape).
         absl::flat_hash_map<const Instruction*, std::shared_ptr<Literal>> local;
         for (const Instruction* m : step.kernel->instructions) {
           std::vector<const Literal*> operands;
@@ -426,7 +498,7 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
           SEAM_ASSIGN_OR_RETURN(Literal value, EvalInstruction(*m, operands, evaluator_));
           local[m] = std::make_shared<Literal>(std::move(value));
         }
-        for (const Instruction* o : step.kernel->outputs) values[o] = {local.at(o), true};
+        for (const Instruction* o : step.kernel->outputs) values.Set(o, {local.at(o), true});
         break;
       }
     }
@@ -435,22 +507,22 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
                           .count());
     }
     for (const Instruction* r : step.reads) {
-      if (--remaining[r] != 0 || r == program.computation->root()) continue;
-      auto dead = values.find(r);
-      if (dead == values.end()) continue;
-      GiveBack(dead->second);
-      values.erase(dead);
+      if (--reads_left(r) != 0 || r == program.computation->root()) continue;
+      Held* dead = values.Find(r);
+      if (dead == nullptr) continue;
+      GiveBack(*dead);
+      values.Erase(r);
     }
   }
-  auto root = values.find(program.computation->root());
-  if (root == values.end()) return absl::InternalError("the root was not computed");
+  const Instruction* root_value = program.computation->root();
+  Held* root = values.Find(root_value);
+  if (root == nullptr) return absl::InternalError("the root was not computed");
   // What is not the run's alone (an argument, a view, a value shared
   // elsewhere) is copied, never moved from.
-  Literal result = !root->second.owned || root->second.literal.use_count() > 1
-                       ? Literal(*root->second.literal)
-                       : std::move(*root->second.literal);
-  values.erase(root);
-  for (auto& [value, held] : values) GiveBack(held);  // values nothing read
+  Literal result = !root->owned || root->literal.use_count() > 1 ? Literal(*root->literal)
+                                                                  : std::move(*root->literal);
+  values.Erase(root_value);
+  values.ForEach([&](Held& held) { GiveBack(held); });  // values nothing read
   return result;
 }
 
@@ -460,7 +532,7 @@ void Executable::CountTime(const Step& step, double seconds) {
   switch (step.kind) {
     case Step::Kind::kKernel: t.kernels += seconds; return;
     case Step::Kind::kOpKernel: t.op_kernels += seconds; return;
-    case Step::Kind::kAlias:
+    case Step::Kind::kAlias: t.other += seconds; return;  // a reshape: bytes taken or copied
     case Step::Kind::kInterpretKernel: t.interpreter += seconds; return;
     case Step::Kind::kInstruction: break;
   }

@@ -109,6 +109,7 @@ class Executable {
 
  public:
   struct Held;
+  class Values;
 
  private:
   // A launch step's compiled function, and its entry in the profile.
@@ -126,10 +127,11 @@ class Executable {
   absl::StatusOr<Literal> RunWhile(const Instruction& instruction, Literal state);
   absl::StatusOr<const Literal*> Constant(const Instruction& constant);
   Literal TakeResult(const Shape& shape);
+  Literal CopyOfBytes(const Literal& array);
   absl::Status CheckMemory(const Module& module, const Programs& programs);
   void CountTime(const Step& step, double seconds);
   void GiveBack(Held& held);
-  absl::Status RunKernel(const Step& step, absl::flat_hash_map<const Instruction*, Held>& values);
+  absl::Status RunKernel(const Step& step, Values& values);
 
   const Module* module_ = nullptr;
   fusion::FusionPlan plan_;

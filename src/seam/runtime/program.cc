@@ -174,6 +174,15 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
     program->steps = Schedule(std::move(program->steps));
     for (const Step& s : program->steps) {
       for (const Instruction* r : s.reads) ++program->readers[r];
+      for (const std::vector<const Instruction*>* values : {&s.reads, &s.writes}) {
+        for (const Instruction* v : *values) {
+          program->slots.try_emplace(v, static_cast<int>(program->slots.size()));
+        }
+      }
+    }
+    program->readers_by_slot.assign(program->slots.size(), 0);
+    for (const auto& [value, reads] : program->readers) {
+      program->readers_by_slot[program->slots.at(value)] = reads;
     }
     program->split_tuples = SplitTuples(*cp.computation);
     out.by_computation[cp.computation] = std::move(program);

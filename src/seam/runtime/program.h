@@ -38,6 +38,10 @@ struct Program {
   const Computation* computation = nullptr;
   std::vector<Step> steps;
   absl::flat_hash_map<const Instruction*, int> readers;  // reads of each value, over all steps
+  // Every value a step reads or writes, numbered from 0, and each one's
+  // reads by that number: a run keeps its values in vectors.
+  absl::flat_hash_map<const Instruction*, int> slots;
+  std::vector<int> readers_by_slot;
   // Tuples read only by get-tuple-elements, each of another index: those
   // may take their element out instead of viewing it.
   absl::flat_hash_set<const Instruction*> split_tuples;
