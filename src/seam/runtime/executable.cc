@@ -51,35 +51,38 @@ void ForEachArray(Literal& value, Fn&& fn) {
   for (Literal& element : value.mutable_tuple_elements()) ForEachArray(element, fn);
 }
 
+// A view of a value someone else keeps alive (no control block: an
+// aliasing pointer with no owner).
 Executable::Held Borrowed(const Literal& value) {
-  return {std::shared_ptr<Literal>(const_cast<Literal*>(&value), [](Literal*) {}), false};
+  return {std::shared_ptr<Literal>(std::shared_ptr<Literal>(), const_cast<Literal*>(&value)), false};
 }
 
 }  // namespace
 
-// A run's values, one slot per value of its program (Program::slots): no
-// allocation per value or per lookup.
+// A run's values, one slot per value of its program (Program::slots; a
+// step knows its values' slots): no allocation per value, no hashing per
+// lookup.
 class Executable::Values {
  public:
   explicit Values(const Program& program)
       : slots_(program.slots), held_(program.slots.size()), present_(program.slots.size(), 0) {}
 
-  // The value of `v`, or null when it is not (or no longer) held.
-  Held* Find(const Instruction* v) {
-    auto it = slots_.find(v);
-    return it != slots_.end() && present_[it->second] ? &held_[it->second] : nullptr;
-  }
-  void Set(const Instruction* v, Held value) {
-    int slot = slots_.at(v);
+  // The value in `slot`, or null when it is not (or no longer) held.
+  Held* Find(int slot) { return present_[slot] ? &held_[slot] : nullptr; }
+  void Set(int slot, Held value) {
     held_[slot] = std::move(value);
     present_[slot] = 1;
   }
-  void Erase(const Instruction* v) {
-    auto it = slots_.find(v);
-    if (it == slots_.end()) return;
-    held_[it->second] = Held{};
-    present_[it->second] = 0;
+  void Erase(int slot) {
+    held_[slot] = Held{};
+    present_[slot] = 0;
   }
+  // By value, for the rare step that names values its slots do not list.
+  Held* Find(const Instruction* v) {
+    auto it = slots_.find(v);
+    return it != slots_.end() ? Find(it->second) : nullptr;
+  }
+  void Set(const Instruction* v, Held value) { Set(slots_.at(v), std::move(value)); }
   // Calls fn on every value still held.
   template <typename Fn>
   void ForEach(Fn&& fn) {
@@ -263,11 +266,13 @@ absl::Status Executable::RunAndDiscard(absl::Span<const Literal> arguments) {
 absl::Status Executable::RunKernel(const Step& step, Values& values) {
   const codegen::KernelIr& ir = *step.ir;
   std::vector<void*> buffers;
+  buffers.reserve(ir.buffers.size());
   std::vector<ByteBuffer> scratch;
-  for (const codegen::KernelBuffer& b : ir.buffers) {
+  for (size_t k = 0; k < ir.buffers.size(); ++k) {
+    const codegen::KernelBuffer& b = ir.buffers[k];
     switch (b.storage) {
       case codegen::Storage::kInput: {
-        Held* in = values.Find(b.value);
+        Held* in = step.buffer_slots[k] >= 0 ? values.Find(step.buffer_slots[k]) : nullptr;
         if (in == nullptr) {
           return absl::InternalError(absl::StrCat(ir.name, ": input ", b.value->name(), " missing"));
         }
@@ -277,7 +282,7 @@ absl::Status Executable::RunKernel(const Step& step, Values& values) {
       case codegen::Storage::kOutput: {
         Held out = Owned(pool_.TakeLiteral(b.value->shape()));
         buffers.push_back(out.literal->mutable_bytes().data());
-        values.Set(b.value, std::move(out));
+        values.Set(step.buffer_slots[k], std::move(out));
         break;
       }
       default: {
@@ -353,25 +358,26 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
 absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vector<Held> arguments) {
   Values values(program);
   std::vector<int> remaining = program.readers_by_slot;  // reads still to come
-  auto find = [&](const Instruction* r) -> absl::StatusOr<Held*> {
-    Held* held = values.Find(r);
+  // The step's read number `k`.
+  auto find = [&](const Step& step, size_t k) -> absl::StatusOr<Held*> {
+    Held* held = values.Find(step.read_slots[k]);
     if (held == nullptr) {
-      return absl::InternalError(absl::StrCat("value of ", r->name(), " is not computed yet"));
+      return absl::InternalError(absl::StrCat("value of ", step.reads[k]->name(), " is not computed yet"));
     }
     return held;
   };
-  auto reads_left = [&](const Instruction* v) -> int& { return remaining[program.slots.at(v)]; };
-  // Whether `step`, reading `v` once, is the last to need v's memory.
-  auto last_holder = [&](const Step& step, const Instruction* v, const Held& held) {
-    return held.owned && held.literal.use_count() == 1 && reads_left(v) == 1 &&
+  // Whether `step`, reading its read `k` once, is the last to need its memory.
+  auto last_holder = [&](const Step& step, size_t k, const Held& held) {
+    const Instruction* v = step.reads[k];
+    return held.owned && held.literal.use_count() == 1 && remaining[step.read_slots[k]] == 1 &&
            v != program.computation->root() &&
            std::count(step.reads.begin(), step.reads.end(), v) == 1;
   };
-  // Operand `v` as a value of its own: moved when this step is its last
+  // Read `k` as a value of its own: moved when this step is its last
   // holder, else copied.
-  auto take = [&](const Step& step, const Instruction* v) -> absl::StatusOr<Literal> {
-    SEAM_ASSIGN_OR_RETURN(Held * held, find(v));
-    if (last_holder(step, v, *held)) return std::move(*held->literal);
+  auto take = [&](const Step& step, size_t k) -> absl::StatusOr<Literal> {
+    SEAM_ASSIGN_OR_RETURN(Held * held, find(step, k));
+    if (last_holder(step, k, *held)) return std::move(*held->literal);
     return Literal(*held->literal);
   };
   for (const Step& step : program.steps) {
@@ -382,47 +388,48 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
         const Instruction& i = *step.instruction;
         switch (i.opcode()) {
           case Opcode::kParameter:
-            values.Set(&i, std::move(arguments[i.parameter_number()]));
+            values.Set(step.write_slots[0], std::move(arguments[i.parameter_number()]));
             break;
           case Opcode::kConstant: {
             SEAM_ASSIGN_OR_RETURN(const Literal* constant, Constant(i));
-            values.Set(&i, Borrowed(*constant));
+            values.Set(step.write_slots[0], Borrowed(*constant));
             break;
           }
           case Opcode::kGetTupleElement: {
-            SEAM_ASSIGN_OR_RETURN(Held * tuple, find(i.operand(0)));
+            SEAM_ASSIGN_OR_RETURN(Held * tuple, find(step, 0));
             Literal& element = tuple->literal->mutable_tuple_elements()[*i.attrs().index];
             if (program.split_tuples.contains(i.operand(0)) && tuple->owned &&
                 tuple->literal.use_count() == 1) {
-              values.Set(&i, Owned(std::move(element)));
+              values.Set(step.write_slots[0], Owned(std::move(element)));
             } else {
-              values.Set(&i, {std::shared_ptr<Literal>(tuple->literal, &element), false});
+              values.Set(step.write_slots[0], {std::shared_ptr<Literal>(tuple->literal, &element), false});
             }
             break;
           }
           case Opcode::kTuple: {
             std::vector<Literal> elements;
-            for (const Instruction* o : i.operands()) {
-              SEAM_ASSIGN_OR_RETURN(Literal element, take(step, o));
+            elements.reserve(i.operand_count());
+            for (int k = 0; k < i.operand_count(); ++k) {
+              SEAM_ASSIGN_OR_RETURN(Literal element, take(step, k));
               elements.push_back(std::move(element));
             }
-            values.Set(&i, Owned(Literal::Tuple(i.shape(), std::move(elements))));
+            values.Set(step.write_slots[0], Owned(Literal::Tuple(i.shape(), std::move(elements))));
             break;
           }
           case Opcode::kWhile: {
-            SEAM_ASSIGN_OR_RETURN(Literal state, take(step, i.operand(0)));
+            SEAM_ASSIGN_OR_RETURN(Literal state, take(step, 0));
             SEAM_ASSIGN_OR_RETURN(Literal result, RunWhile(i, std::move(state)));
-            values.Set(&i, Owned(std::move(result)));
+            values.Set(step.write_slots[0], Owned(std::move(result)));
             break;
           }
           default: {
             std::vector<const Literal*> operands;
-            for (const Instruction* o : i.operands()) {
-              SEAM_ASSIGN_OR_RETURN(Held * held, find(o));
+            for (int k = 0; k < i.operand_count(); ++k) {
+              SEAM_ASSIGN_OR_RETURN(Held * held, find(step, k));
               operands.push_back(held->literal.get());
             }
             SEAM_ASSIGN_OR_RETURN(Literal value, RunInstruction(i, operands));
-            values.Set(&i, Owned(std::move(value)));
+            values.Set(step.write_slots[0], Owned(std::move(value)));
             break;
           }
         }
@@ -434,8 +441,8 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
       case Step::Kind::kOpKernel: {
         const Instruction& i = *step.instruction;
         std::vector<void*> buffers;
-        for (const Instruction* o : i.operands()) {
-          SEAM_ASSIGN_OR_RETURN(Held * held, find(o));
+        for (int k = 0; k < i.operand_count(); ++k) {
+          SEAM_ASSIGN_OR_RETURN(Held * held, find(step, k));
           buffers.push_back(held->literal->mutable_bytes().data());
         }
         // The result takes over its in-place operand's memory when this is
@@ -443,10 +450,10 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
         const int in_place = codegen::InPlaceOperand(i);
         auto result_memory = [&]() -> absl::StatusOr<Literal> {
           if (in_place >= 0) {
-            SEAM_ASSIGN_OR_RETURN(Held * target, find(i.operand(in_place)));
-            if (last_holder(step, i.operand(in_place), *target)) {
+            SEAM_ASSIGN_OR_RETURN(Held * target, find(step, in_place));
+            if (last_holder(step, in_place, *target)) {
               ++stats_.in_place_updates;
-              return take(step, i.operand(in_place));
+              return take(step, in_place);
             }
           }
           return TakeResult(i.shape());
@@ -458,7 +465,7 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
           buffers.push_back(result.mutable_bytes().data());
         }
         launches_[step.launch].function(buffers.data(), ThreadPool::Global().c_interface());
-        values.Set(&i, Owned(std::move(result)));
+        values.Set(step.write_slots[0], Owned(std::move(result)));
         break;
       }
       case Step::Kind::kAlias: {
@@ -468,13 +475,13 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
         const bool reshapes = std::all_of(k.instructions.begin(), k.instructions.end(), [](auto* m) {
           return m->opcode() == Opcode::kReshape;
         });
-        if (reshapes && k.inputs.size() == 1 && k.outputs.size() == 1) {
-          const Instruction* out = k.outputs[0];
-          SEAM_ASSIGN_OR_RETURN(Held * in, find(k.inputs[0]));
+        if (reshapes && step.reads.size() == 1 && step.writes.size() == 1) {
+          const Instruction* out = step.writes[0];
+          SEAM_ASSIGN_OR_RETURN(Held * in, find(step, 0));
           if (ShapeBytes(in->literal->shape()) == ShapeBytes(out->shape())) {
-            Literal bytes = last_holder(step, k.inputs[0], *in) ? std::move(*in->literal)
-                                                                : CopyOfBytes(*in->literal);
-            values.Set(out, Owned(Literal::FromBytes(out->shape(), std::move(bytes.mutable_bytes()))));
+            Literal bytes = last_holder(step, 0, *in) ? std::move(*in->literal) : CopyOfBytes(*in->literal);
+            values.Set(step.write_slots[0],
+                       Owned(Literal::FromBytes(out->shape(), std::move(bytes.mutable_bytes()))));
             break;
           }
         }
@@ -492,7 +499,10 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
               operands.push_back(it->second.get());
               continue;
             }
-            SEAM_ASSIGN_OR_RETURN(Held * held, find(o));
+            Held* held = values.Find(o);
+            if (held == nullptr) {
+              return absl::InternalError(absl::StrCat("value of ", o->name(), " is not computed yet"));
+            }
             operands.push_back(held->literal.get());
           }
           SEAM_ASSIGN_OR_RETURN(Literal value, EvalInstruction(*m, operands, evaluator_));
@@ -506,22 +516,23 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
       CountTime(step, std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start)
                           .count());
     }
-    for (const Instruction* r : step.reads) {
-      if (--reads_left(r) != 0 || r == program.computation->root()) continue;
-      Held* dead = values.Find(r);
+    for (size_t k = 0; k < step.reads.size(); ++k) {
+      const int slot = step.read_slots[k];
+      if (--remaining[slot] != 0 || step.reads[k] == program.computation->root()) continue;
+      Held* dead = values.Find(slot);
       if (dead == nullptr) continue;
       GiveBack(*dead);
-      values.Erase(r);
+      values.Erase(slot);
     }
   }
-  const Instruction* root_value = program.computation->root();
-  Held* root = values.Find(root_value);
+  auto root_slot = program.slots.find(program.computation->root());
+  Held* root = root_slot != program.slots.end() ? values.Find(root_slot->second) : nullptr;
   if (root == nullptr) return absl::InternalError("the root was not computed");
   // What is not the run's alone (an argument, a view, a value shared
   // elsewhere) is copied, never moved from.
   Literal result = !root->owned || root->literal.use_count() > 1 ? Literal(*root->literal)
                                                                   : std::move(*root->literal);
-  values.Erase(root_value);
+  values.Erase(root_slot->second);
   values.ForEach([&](Held& held) { GiveBack(held); });  // values nothing read
   return result;
 }

@@ -180,6 +180,16 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
         }
       }
     }
+    for (Step& s : program->steps) {
+      for (const Instruction* r : s.reads) s.read_slots.push_back(program->slots.at(r));
+      for (const Instruction* w : s.writes) s.write_slots.push_back(program->slots.at(w));
+      if (s.ir == nullptr) continue;
+      for (const codegen::KernelBuffer& b : s.ir->buffers) {
+        auto slot = program->slots.find(b.value);
+        const bool bound = b.storage == codegen::Storage::kInput || b.storage == codegen::Storage::kOutput;
+        s.buffer_slots.push_back(bound && slot != program->slots.end() ? slot->second : -1);
+      }
+    }
     program->readers_by_slot.assign(program->slots.size(), 0);
     for (const auto& [value, reads] : program->readers) {
       program->readers_by_slot[program->slots.at(value)] = reads;

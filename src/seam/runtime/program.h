@@ -32,6 +32,12 @@ struct Step {
   std::vector<const Instruction*> reads;   // values it needs
   std::vector<const Instruction*> writes;  // values it produces
   int position = 0;                        // post-order position, for a stable schedule
+  // The program's slot (Program::slots) of each read, each write and, for
+  // a launch, each of its kernel's buffers (-1: scratch): a run finds its
+  // values by index, not by hashing.
+  std::vector<int> read_slots;
+  std::vector<int> write_slots;
+  std::vector<int> buffer_slots;
 };
 
 struct Program {
