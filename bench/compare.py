@@ -219,6 +219,7 @@ def import_make_workloads():
 MW = import_make_workloads()
 sys.path.insert(0, HERE)
 from compare_functions import TWINS  # noqa: E402
+import report_files  # noqa: E402
 
 BF16 = np.dtype(jnp.bfloat16)
 FRAMEWORKS = [  # key, label
@@ -582,17 +583,6 @@ def geomean(values):
       else (None, 0)
 
 
-def finite(o):
-  """JSON has no inf/NaN: they become strings."""
-  if isinstance(o, float) and not math.isfinite(o):
-    return str(o)
-  if isinstance(o, dict):
-    return {k: finite(v) for k, v in o.items()}
-  if isinstance(o, (list, tuple)):
-    return [finite(v) for v in o]
-  return o
-
-
 def markdown(report):
   wl = report["workloads"]
   copy = report["copy_gbps"]
@@ -868,19 +858,8 @@ def main():
       "copy_gbps_torch": torch_copy, "seam": seam, "workloads": workloads,
       "geomean_speedup": geo, "notes": notes,
   }
-  md = markdown(report)
-  print(md)
-  os.makedirs(ARGS.out_dir, exist_ok=True)
-  base = os.path.join(ARGS.out_dir, f"compare-{ARGS.device}")
-  with open(base + ".md", "w") as f:
-    f.write(md)
-  with open(base + ".json", "w") as f:
-    json.dump(finite(report), f, indent=1, default=str)
-    f.write("\n")
-  try:
-    plot(report, base + ".png")
-  except Exception as e:  # noqa: BLE001
-    log(f"plot failed: {short_error(e)}")
+  base = report_files.write_report(ARGS.out_dir, f"compare-{ARGS.device}", markdown(report), report,
+                                  plot, log)
   log(f"wrote {base}.md, {base}.json, {base}.png")
   return 0
 

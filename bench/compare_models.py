@@ -137,7 +137,6 @@ bench_venv.enter(__file__, missing_packages, install)
 sys.dont_write_bytecode = True  # leave no __pycache__ in bench/
 
 import datetime  # noqa: E402
-import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -146,6 +145,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import compare_models_lib as lib  # noqa: E402
+import report_files  # noqa: E402
 
 
 def log(msg):
@@ -525,17 +525,6 @@ def versions(seam_path):
   return v
 
 
-def finite(o):
-  """JSON has no inf/NaN: they become strings."""
-  if isinstance(o, float) and not math.isfinite(o):
-    return str(o)
-  if isinstance(o, dict):
-    return {k: finite(v) for k, v in o.items()}
-  if isinstance(o, (list, tuple)):
-    return [finite(v) for v in o]
-  return o
-
-
 # --- main -----------------------------------------------------------------------------
 
 def notes(seam, xla_env, seam_env):
@@ -621,19 +610,7 @@ def build_report(records, seam, xla_env, seam_env, wall_s):
 
 
 def write_outputs(report):
-  md = markdown(report)
-  print(md)
-  os.makedirs(ARGS.out_dir, exist_ok=True)
-  base = os.path.join(ARGS.out_dir, "compare-models")
-  with open(base + ".md", "w") as f:
-    f.write(md)
-  with open(base + ".json", "w") as f:
-    json.dump(finite(report), f, indent=1, default=str)
-    f.write("\n")
-  try:
-    plot(report, base + ".png")
-  except Exception as e:  # noqa: BLE001
-    log(f"plot failed: {type(e).__name__}: {e}")
+  base = report_files.write_report(ARGS.out_dir, "compare-models", markdown(report), report, plot, log)
   log(f"wrote {base}.md, {base}.json, {base}.png ({report['wall_s']:.0f} s)")
 
 
