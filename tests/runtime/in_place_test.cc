@@ -2,6 +2,7 @@
 // nothing else needs it (a loop's cache written row by row), and copies it
 // when something does (a caller's argument, a value read again later).
 // Every case equals the interpreter.
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
@@ -14,6 +15,7 @@ namespace {
 
 struct Outcome {
   int64_t in_place_updates = 0;
+  double peak_bytes = 0;
 };
 
 // Runs `text` compiled (stitch) and in the interpreter on the same random
@@ -34,7 +36,7 @@ Outcome RunBoth(const std::string& text, std::vector<Literal>* arguments_out = n
         << "argument " << k << " was written";
   }
   if (arguments_out != nullptr) *arguments_out = std::move(arguments);
-  return {(*executable)->stats().in_place_updates};
+  return {(*executable)->stats().in_place_updates, (*executable)->stats().peak_bytes};
 }
 
 // A decode loop: 16 steps each write one row of a [64,4096] cache.
@@ -117,6 +119,51 @@ ENTRY e {
 }
 )");
   EXPECT_EQ(outcome.in_place_updates, 1);
+}
+
+// A loop that scatter-adds into a f32[100000] state TRIPS times: each
+// iteration updates the state in place, so memory does not grow with the
+// trip count.
+constexpr char kScatterLoop[] = R"(HloModule scatter_loop
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  s = (s32[], f32[100000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(TRIPS)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[100000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  state = f32[100000] get-tuple-element(s), index=1
+  ids = s32[1,1] reshape(i)
+  one = f32[] constant(1)
+  u = f32[1] broadcast(one), dimensions={}
+  next = f32[100000] scatter(state, ids, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  k = s32[] constant(1)
+  i1 = s32[] add(i, k)
+  ROOT t = (s32[], f32[100000]) tuple(i1, next)
+}
+ENTRY e {
+  state0 = f32[100000] parameter(0)
+  zero = s32[] constant(0)
+  s0 = (s32[], f32[100000]) tuple(zero, state0)
+  w = (s32[], f32[100000]) while(s0), condition=cond, body=body
+  ROOT out = f32[100000] get-tuple-element(w), index=1
+}
+)";
+
+TEST(InPlaceUpdates, ALoopsMemoryDoesNotGrowWithItsTripCount) {
+  Outcome few = RunBoth(absl::StrReplaceAll(kScatterLoop, {{"TRIPS", "10"}}));
+  Outcome many = RunBoth(absl::StrReplaceAll(kScatterLoop, {{"TRIPS", "400"}}));
+  EXPECT_EQ(few.in_place_updates, 10);
+  EXPECT_EQ(many.in_place_updates, 400);
+  EXPECT_GT(few.peak_bytes, 0);
+  EXPECT_EQ(many.peak_bytes, few.peak_bytes);
 }
 
 }  // namespace

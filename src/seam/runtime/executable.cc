@@ -315,7 +315,9 @@ absl::StatusOr<Literal> Executable::RunWhile(const Instruction& i, Literal state
   const Program& body = *programs_.at(*i.attrs().body);
   while (true) {
     SEAM_ASSIGN_OR_RETURN(Literal go, RunProgram(condition, Only(Borrowed(state))));
-    if (go.GetBits(0) == 0) return state;
+    const bool again = go.GetBits(0) != 0;
+    Recycle(std::move(go));  // back to the pool: a loop's memory must not grow with its trip count
+    if (!again) return state;
     SEAM_ASSIGN_OR_RETURN(state, RunProgram(body, Only(Owned(std::move(state)))));
   }
 }
