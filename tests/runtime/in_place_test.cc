@@ -16,6 +16,7 @@ namespace {
 struct Outcome {
   int64_t in_place_updates = 0;
   double peak_bytes = 0;
+  size_t fallbacks = 0;  // instructions the interpreter ran
 };
 
 // Runs `text` compiled (stitch) and in the interpreter on the same random
@@ -36,7 +37,8 @@ Outcome RunBoth(const std::string& text, std::vector<Literal>* arguments_out = n
         << "argument " << k << " was written";
   }
   if (arguments_out != nullptr) *arguments_out = std::move(arguments);
-  return {(*executable)->stats().in_place_updates, (*executable)->stats().peak_bytes};
+  const auto& stats = (*executable)->stats();
+  return {stats.in_place_updates, stats.peak_bytes, stats.fallbacks.size()};
 }
 
 // A decode loop: 16 steps each write one row of a [64,4096] cache.
@@ -121,9 +123,9 @@ ENTRY e {
   EXPECT_EQ(outcome.in_place_updates, 1);
 }
 
-// A loop that scatter-adds into a f32[100000] state TRIPS times: each
-// iteration updates the state in place, so memory does not grow with the
-// trip count.
+// A loop that scatter-adds into a f32[100000] state TRIPS times: the
+// scatter is compiled, each iteration updates the state in place, and
+// memory does not grow with the trip count.
 constexpr char kScatterLoop[] = R"(HloModule scatter_loop
 add {
   a = f32[] parameter(0)
@@ -162,6 +164,7 @@ TEST(InPlaceUpdates, ALoopsMemoryDoesNotGrowWithItsTripCount) {
   Outcome many = RunBoth(absl::StrReplaceAll(kScatterLoop, {{"TRIPS", "400"}}));
   EXPECT_EQ(few.in_place_updates, 10);
   EXPECT_EQ(many.in_place_updates, 400);
+  EXPECT_EQ(many.fallbacks, 0u);
   EXPECT_GT(few.peak_bytes, 0);
   EXPECT_EQ(many.peak_bytes, few.peak_bytes);
 }

@@ -192,50 +192,5 @@ TEST_P(OpKernels, GeneratedCodeEqualsTheInterpreter) {
 INSTANTIATE_TEST_SUITE_P(Cases, OpKernels, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// A loop whose body scatters into its state updates the state in place:
-// every iteration after the first reuses the same memory.
-TEST(OpKernels, ScatterInALoopUpdatesItsStateInPlace) {
-  constexpr char kLoop[] = R"(HloModule loop
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-cond {
-  s = (s32[], f32[100000]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(300)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-body {
-  s = (s32[], f32[100000]) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  x = f32[100000] get-tuple-element(s), index=1
-  ids = s32[1,1] broadcast(i), dimensions={}
-  one = f32[] constant(1)
-  u = f32[1] broadcast(one), dimensions={}
-  y = f32[100000] scatter(x, ids, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-  k = s32[] constant(1)
-  i1 = s32[] add(i, k)
-  ROOT t = (s32[], f32[100000]) tuple(i1, y)
-}
-ENTRY e {
-  x = f32[100000] parameter(0)
-  z = s32[] constant(0)
-  s = (s32[], f32[100000]) tuple(z, x)
-  w = (s32[], f32[100000]) while(s), condition=cond, body=body
-  ROOT r = f32[100000] get-tuple-element(w), index=1
-})";
-  std::unique_ptr<Module> module = testing::ParseFirst(kLoop, "loop");
-  ASSERT_NE(module, nullptr);
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(*module, ExecutableOptions{});
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  EXPECT_TRUE((*executable)->stats().fallbacks.empty());
-  std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
-  testing::ExpectSameAsInterpreter(**executable, *module, arguments);
-  EXPECT_GE((*executable)->stats().in_place_updates, 299);
-}
-
 }  // namespace
 }  // namespace seam::runtime
