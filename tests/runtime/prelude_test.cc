@@ -1,5 +1,5 @@
 // The generated-code prelude compiled by the JIT: its exp and tanh (both
-// the inline ones and their vector-ABI twins) and log stay within 2-3 ulp of
+// the inline ones and their vector-ABI twins), log, expm1 and log1p stay within 2 ulp of
 // libm over the whole float range (and keep inf, 0 and NaN),
 // its bf16 conversions are the interpreter's, and its order keys sort
 // floats as the interpreter's max and min do.
@@ -188,6 +188,28 @@ TEST(Prelude, SimdTanhIsWithinTwoUlpOfLibm) {
 
 TEST(Prelude, LogIsWithinTwoUlpOfLibm) {
   ExpectWithinUlp("log", [](double x) { return std::log(x); }, 2);
+}
+
+TEST(Prelude, Expm1IsWithinTwoUlpOfLibm) {
+  ExpectWithinUlp("expm1", [](double x) { return std::expm1(x); }, 2);
+}
+
+TEST(Prelude, Log1pIsWithinTwoUlpOfLibm) {
+  ExpectWithinUlp("log1p", [](double x) { return std::log1p(x); }, 2);
+}
+
+// expm1 and log1p are odd near 0: -0 stays -0, as in libm.
+TEST(Prelude, Expm1AndLog1pKeepTheSignOfZero) {
+  for (const std::string function : {"seam_expm1", "seam_log1p"}) {
+    std::shared_ptr<SharedObject> keep;
+    Unary f = Compile("test_zero_" + function, function + "(in[i])", keep);
+    ASSERT_NE(f, nullptr);
+    std::vector<float> in(33, -0.0f), out(in.size());
+    in[0] = 0.0f;
+    f(in.data(), out.data(), static_cast<long>(in.size()));
+    EXPECT_FALSE(std::signbit(out[0])) << function;
+    for (size_t i = 1; i < in.size(); ++i) EXPECT_TRUE(std::signbit(out[i])) << function << " at " << i;
+  }
 }
 
 TEST(Prelude, Bf16RoundingIsTheInterpreters) {

@@ -2,7 +2,8 @@
 // seam_tanh_simd) only in vectorized loops without branches or selects
 // (GCC 12 would otherwise leave them scalar, a call per element), and the
 // inline functions elsewhere; both kinds of loop equal the interpreter, and
-// every loop that calls a twin is vectorized.
+// every loop that calls a twin is vectorized. So are the loops of JAX's ELU
+// and softplus, around the inline expm1 and log1p.
 #include <unistd.h>
 
 #include <cstdio>
@@ -72,8 +73,9 @@ std::string KernelsOf(const std::string& text, const std::string& name) {
 }
 
 // The lines (1-based, first and last, pragma included) of each `omp simd`
-// loop in `source` whose body calls a twin.
-std::vector<std::pair<int, int>> LoopsCallingATwin(const std::string& source) {
+// loop in `source` whose body holds `call` (a twin's by default).
+std::vector<std::pair<int, int>> LoopsCalling(const std::string& source,
+                                              const std::string& call = "_simd(") {
   std::vector<std::string> lines = absl::StrSplit(source, '\n');
   std::vector<std::pair<int, int>> loops;
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
@@ -85,7 +87,7 @@ std::vector<std::pair<int, int>> LoopsCallingATwin(const std::string& source) {
     size_t j = i + 1;
     for (; j < lines.size(); ++j) {
       for (char c : lines[j]) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-      calls |= absl::StrContains(lines[j], "_simd(");
+      calls |= absl::StrContains(lines[j], call);
       if (depth == 0) break;
     }
     if (calls) loops.push_back({static_cast<int>(i) + 1, static_cast<int>(j) + 1});
@@ -199,6 +201,34 @@ ENTRY e {
 }
 )";
 
+// ELU as jax.nn.elu writes it: expm1 of the negative part, selected.
+constexpr char kEluExpm1[] = R"(HloModule elu_expm1
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[64,1000] broadcast(z), dimensions={}
+  positive = pred[64,1000] compare(x, zb), direction=GT
+  safe = f32[64,1000] select(positive, zb, x)
+  em = f32[64,1000] exponential-minus-one(safe)
+  ROOT y = f32[64,1000] select(positive, x, em)
+}
+)";
+
+// Softplus as jax.nn.softplus writes it: log1p(exp(-|x|)) + max(x, 0).
+constexpr char kSoftplus[] = R"(HloModule softplus
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[64,1000] broadcast(z), dimensions={}
+  a = f32[64,1000] abs(x)
+  n = f32[64,1000] negate(a)
+  e = f32[64,1000] exponential(n)
+  l = f32[64,1000] log-plus-one(e)
+  m = f32[64,1000] maximum(x, zb)
+  ROOT y = f32[64,1000] add(l, m)
+}
+)";
+
 // A product of exps along rows: a general reducer, so a scalar loop.
 constexpr char kProductOfExps[] = R"(HloModule product_of_exps
 mul {
@@ -263,7 +293,7 @@ TEST(SimdTwins, EveryLoopCallingATwinIsVectorized) {
     std::unique_ptr<Module> parsed = testing::ParseFirst(text, name);
     ASSERT_NE(parsed, nullptr);
     std::string source = CompileKeepingSource(*parsed, name).source;
-    std::vector<std::pair<int, int>> loops = LoopsCallingATwin(source);
+    std::vector<std::pair<int, int>> loops = LoopsCalling(source);
     if (loops.empty()) continue;
     std::set<int> vectorized = VectorizedLoopLines(source, name);
     for (auto [first, last] : loops) {
@@ -276,6 +306,30 @@ TEST(SimdTwins, EveryLoopCallingATwinIsVectorized) {
   }
   // softmax's exp pass, GELU's loops and more among the workloads.
   EXPECT_GE(checked, 5);
+}
+
+// libm's expm1 and log1p are calls per element: the prelude's inline ones
+// leave these loops vectorized (and equal to the interpreter).
+TEST(SimdTwins, EluAndSoftplusLoopsAreVectorized) {
+  for (const auto& [name, text, call] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"elu_expm1", kEluExpm1, "seam_expm1("}, {"softplus", kSoftplus, "seam_log1p("}}) {
+    std::unique_ptr<Module> parsed = testing::ParseFirst(text, name);
+    ASSERT_NE(parsed, nullptr);
+    Generated generated = CompileKeepingSource(*parsed, name);
+    ASSERT_NE(generated.executable, nullptr);
+    std::vector<Literal> arguments = RandomArguments(*parsed->entry(), 0);
+    testing::ExpectSameAsInterpreter(*generated.executable, *parsed, arguments);
+    const std::string& source = generated.source;
+    std::vector<std::pair<int, int>> loops = LoopsCalling(source, call);
+    ASSERT_FALSE(loops.empty()) << name << ": no loop calls " << call;
+    std::set<int> vectorized = VectorizedLoopLines(source, name);
+    for (auto [first, last] : loops) {
+      auto report = vectorized.lower_bound(first);
+      EXPECT_TRUE(report != vectorized.end() && *report <= last)
+          << name << ": the loop at lines " << first << "-" << last << " is not vectorized";
+    }
+  }
 }
 
 }  // namespace

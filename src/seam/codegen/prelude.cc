@@ -178,6 +178,38 @@ inline float seam_exp(float x) {
   return x != x ? x : y;
 }
 
+// expm1 without a libm call, so ELU-style selects around it vectorize:
+// with exp's reduction x = k ln 2 + r and q = e^r - 1 (its polynomial
+// before the + 1), e^x - 1 = 2^k q + (2^k - 1), one fma. For k = 0 that is
+// q itself, so no cancellation near 0; for k <= 24, 2^k - 1 is exact; past
+// that the - 1 is under a quarter ulp and the result is seam_exp's
+// (two-step scaling up to 2^128). Within 2 ulp of std::expm1; -inf gives
+// -1. No boolean logic: NaN passes the clamps into r, and the result takes
+// x's sign (expm1's always does), which keeps -0 -0; GCC 12 leaves a loop
+// scalar when a || here meets the select of an ELU around the call.
+inline float seam_expm1(float x) {
+  float xn = x < -30.0f ? -30.0f : x;  // e^-30 - 1 rounds to -1
+  xn = xn > 89.0f ? 89.0f : xn;
+  const float xc = xn < 89.0f ? xn : 89.0f;  // xn without NaN, for k
+  const float k = std::nearbyint(xc * 1.44269504088896341f);
+  float r = std::fma(k, -0.693145751953125f, xn);
+  r = std::fma(k, -1.42860682030941723212e-6f, r);
+  float p = 1.9875691500e-4f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  const float q = std::fma(p, r * r, r);
+  const int ki = static_cast<int>(k);
+  const float t = std::bit_cast<float>(((ki < 24 ? ki : 24) + 127) << 23);
+  const float near = std::fma(t, q, t - 1.0f);
+  const int k1 = ki >> 1, k2 = ki - k1;
+  const float far = (q + 1.0f) * std::bit_cast<float>((k1 + 127) << 23) *
+                    std::bit_cast<float>((k2 + 127) << 23);
+  return std::copysign(ki > 24 ? far : near, x);
+}
+
 // tanh without a libm call: an odd polynomial below |x| = 0.625, where
 // 1 - 2 / (e^2|x| + 1) would cancel, and that formula above it (Cephes'
 // split). Within 3 ulp of std::tanh; +-inf give +-1, -0 stays -0, NaN
@@ -227,6 +259,19 @@ inline float seam_log(float x) {
   r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   r = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : r;
   return x != x ? x : r;
+}
+
+// log1p without a libm call: log(u) x / (u - 1) with u = 1 + x rounded,
+// which cancels u's rounding error (Goldberg's trick); x itself where u
+// rounds to 1. Within 2 ulp of std::log1p; -1 gives -inf, below it NaN,
+// +inf inf (the ratio is 1 there, not inf / inf). Single-condition selects
+// only, as in seam_expm1.
+inline float seam_log1p(float x) {
+  const float u = 1.0f + x;
+  const float d = u - 1.0f;
+  const float ratio = d == x ? 1.0f : x / d;
+  const float y = seam_log(u) * ratio;
+  return d == 0.0f ? x : y;
 }
 }  // namespace
 

@@ -29,9 +29,9 @@ absl::StatusOr<std::string> FloatUnary(const Instruction& op, const std::string&
     case Opcode::kRoundNearestAfz: return Call("std::round", {a});
     case Opcode::kRoundNearestEven: return Call("std::nearbyint", {a});
     case Opcode::kExp: return Call(T == "float" ? "seam_exp" : "std::exp", {a});
-    case Opcode::kExpm1: return Call("std::expm1", {a});
+    case Opcode::kExpm1: return Call(T == "float" ? "seam_expm1" : "std::expm1", {a});
     case Opcode::kLog: return Call(T == "float" ? "seam_log" : "std::log", {a});
-    case Opcode::kLog1p: return Call("std::log1p", {a});
+    case Opcode::kLog1p: return Call(T == "float" ? "seam_log1p" : "std::log1p", {a});
     case Opcode::kLogistic:
       if (T == "float") return absl::StrCat("(1.0f / (1.0f + seam_exp(-", a, ")))");
       return Call("seam::scalar::Logistic", {a});
