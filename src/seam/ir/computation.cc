@@ -58,6 +58,7 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
   std::vector<Instruction*> order;
   order.reserve(instructions_.size());
   absl::flat_hash_set<const Instruction*> visited;
+  visited.reserve(instructions_.size());
   // Iterative DFS: real graphs are deep enough to overflow the stack.
   std::vector<std::pair<Instruction*, size_t>> stack;
   auto visit = [&](Instruction* start) {

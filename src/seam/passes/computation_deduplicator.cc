@@ -78,12 +78,14 @@ class ComputationDeduplicatorPass : public Pass {
     for (Computation* c : *order) {
       for (const auto& i : c->instructions()) {
         if (RunsComputationsInSequence(i->opcode())) continue;
-        Attributes before = i->attrs();
+        // Remapped in place, without a copy of the attributes to compare
+        // (a large module's entry has thousands of instructions calling none).
         i->mutable_attrs().MapCalledComputations([&](Computation* callee) {
           auto it = canonical.find(callee);
-          return it == canonical.end() ? callee : it->second;
+          if (it == canonical.end()) return callee;
+          changed = true;
+          return it->second;
         });
-        changed |= !(before == i->attrs());
       }
       if (c == module.entry()) continue;
       std::vector<Computation*>& candidates = by_fingerprint[Fingerprint(*c)];

@@ -40,6 +40,16 @@ struct RunOptions {
   bool profile = false;
 };
 
+// Seconds from the command's start to a runnable module, by phase.
+struct StartUp {
+  double parse = 0;   // reading and parsing the HLO text
+  double passes = 0;  // the graph passes
+};
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Runs the module as written on `arguments` and compares with `results`.
 int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>& arguments,
                           const std::vector<NamedResult>& results) {
@@ -85,8 +95,8 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
 
 // Prints what was compiled and what runs without it (the interpreter, or
 // on a GPU also the host's BLAS).
-void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& stats,
-                   const fusion::FusionPlan& plan) {
+void PrintCompiled(const RunOptions& options, const StartUp& start_up,
+                   const runtime::ExecutableStats& stats, const fusion::FusionPlan& plan) {
   bool cuda = options.backend == "cuda";
   std::printf("compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
               "%lld op kernel(s), %lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
@@ -102,6 +112,11 @@ void PrintCompiled(const RunOptions& options, const runtime::ExecutableStats& st
                 stats.fallbacks.size());
     for (const std::string& f : stats.fallbacks) std::printf("  %s\n", f.c_str());
   }
+  std::printf("start-up: %.1f ms (parse %.1f, passes %.1f, plan and codegen %.1f, %s %.1f)\n",
+              1e3 * (start_up.parse + start_up.passes + stats.codegen_seconds +
+                     stats.compile_seconds),
+              1e3 * start_up.parse, 1e3 * start_up.passes, 1e3 * stats.codegen_seconds,
+              cuda ? "NVRTC" : "C++", 1e3 * stats.compile_seconds);
 }
 
 // Runs once more, warm (constants built, memory pooled), taking over the
@@ -113,7 +128,7 @@ void PrintProfile(runtime::Executable& executable, const Module& module,
   std::vector<Literal> own = arguments;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Literal> ran = executable.RunDonating(own, module.DonatedParameters());
-  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double total = SecondsSince(start);
   if (!ran.ok()) return;
   const runtime::StepTimes& t = executable.stats().time;
   std::printf("profile (a warm run, %.3f ms): kernels %.3f ms, op kernels %.3f ms, BLAS %.3f ms, "
@@ -124,15 +139,16 @@ void PrintProfile(runtime::Executable& executable, const Module& module,
 }
 
 // Plans, compiles and runs the module on the CPU or CUDA backend.
-absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const Module& module,
-                                    const std::vector<Literal>& arguments, double& seconds) {
+absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& start_up,
+                                    const Module& module, const std::vector<Literal>& arguments,
+                                    double& seconds) {
   absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options.fusion);
   if (!strategy.ok()) return strategy.status();
   auto timed = [&](auto& executable) {
-    PrintCompiled(options, executable.stats(), executable.plan());
+    PrintCompiled(options, start_up, executable.stats(), executable.plan());
     auto start = std::chrono::steady_clock::now();
     absl::StatusOr<Literal> result = executable.Run(arguments);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds = SecondsSince(start);
     const runtime::ExecutableStats& stats = executable.stats();
     if (stats.estimated_peak_bytes > 0) {
       std::printf("memory: peak %.1f MiB measured, %.1f MiB estimated before the run\n",
@@ -173,8 +189,11 @@ int Run(const RunOptions& options) {
   if (!pipeline.has_value() && options.verify && !compiled) {
     return Fail(absl::InvalidArgumentError("--verify compares against --passes=SPEC; give both"));
   }
+  StartUp start_up;
+  auto parse_start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file, "run");
   if (!module.ok()) return Fail(module.status());
+  start_up.parse = SecondsSince(parse_start);
   const Computation& entry = *(*module)->entry();
   absl::Status interpretable = CheckInterpretable(**module);
   if (!interpretable.ok()) return FailAt(options.file, interpretable);
@@ -193,8 +212,10 @@ int Run(const RunOptions& options) {
   if (pipeline.has_value()) {
     PipelineOptions pipeline_options;
     pipeline_options.verify_each = options.verify;
+    auto passes_start = std::chrono::steady_clock::now();
     absl::StatusOr<bool> changed = pipeline->Run(**module, pipeline_options);
     if (!changed.ok()) return Fail(changed.status());
+    start_up.passes = SecondsSince(passes_start);
     absl::Status still_interpretable = CheckInterpretable(**module);
     if (!still_interpretable.ok()) return Fail(still_interpretable);
   }
@@ -202,14 +223,14 @@ int Run(const RunOptions& options) {
   absl::StatusOr<Literal> result;
   double seconds = 0;
   if (compiled) {
-    absl::StatusOr<Literal> run = RunCompiled(options, **module, arguments, seconds);
+    absl::StatusOr<Literal> run = RunCompiled(options, start_up, **module, arguments, seconds);
     if (!run.ok()) return FailAt(options.file, run.status());
     result = std::move(run);
   } else {
     auto start = std::chrono::steady_clock::now();
     Evaluator evaluator;
     result = evaluator.Run(**module, arguments);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds = SecondsSince(start);
     if (!result.ok()) return FailAt(options.file, result.status());
   }
   std::vector<NamedResult> results = NameResults(entry, std::move(*result));
