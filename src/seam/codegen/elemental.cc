@@ -198,8 +198,9 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
       return Value(v->operand(0), in);
     }
     case Opcode::kIota: {
+      // An iota's values are the type's (bf16 counts 256, 256, 258...).
       int64_t d = v->attrs().iota_dimension.value_or(0);
-      return define(absl::StrCat("static_cast<", type, ">(", index[d], ")"));
+      return define(RoundExpr(t, absl::StrCat("static_cast<", type, ">(", index[d], ")")));
     }
     case Opcode::kDynamicSlice: {
       const Shape& operand = v->operand(0)->shape();
@@ -268,7 +269,12 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
     args.push_back(value);
   }
   SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
-  if (IsHalfType(t)) unrounded_[name] = expr;
+  if (!IsHalfType(t)) return define(expr);
+  // With excess precision only an explicit convert to a half type rounds
+  // (the program asked for that precision there).
+  bool explicit_convert = v->opcode() == Opcode::kConvert && v->operand(0)->shape().dtype() != t;
+  if (ir_.excess_precision && !explicit_convert) return define(expr);
+  unrounded_[name] = expr;
   return define(RoundExpr(t, expr));
 }
 

@@ -52,7 +52,7 @@ class ElementalEmitter {
   // Makes `name` the value of `v` at `index` (loop-carried or argument values).
   void Bind(const Instruction* v, const Index& index, const std::string& name);
   // What to convert to v's storage type when storing value `name` of v: its
-  // unrounded expression when it is a bf16/f16 result rounded on definition
+  // unrounded expression when it is a convert to bf16/f16, rounded on definition
   // (the store's conversion rounds the same way, so rounding twice is
   // wasted work), else `name`.
   std::string Storable(const std::string& name) const;

@@ -476,7 +476,7 @@ class CpuKernelEmitter {
       }
       std::vector<std::string> store;
       ElementalEmitter st(ir_, RenderedNames(ir_), {}, &store, 8);
-      Store(st, r, "r", RoundExpr(r->shape().dtype(), accumulators[j]));
+      Store(st, r, "r", HalfResult(ir_, r, accumulators[j]));
       for (const std::string& line : store) Line(0, line);
     }
     Line(6, "}");

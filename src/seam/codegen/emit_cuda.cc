@@ -276,7 +276,7 @@ class CudaKernelEmitter {
       std::string acc = absl::StrCat("acc", j);
       st.Emit(absl::StrCat(acc, " = has", j, " ? ", ReducerName(ir_, r), "(", init, ", ", acc,
                            ") : ", init, ";"));
-      Store(st, r, "r", RoundExpr(r->shape().dtype(), acc));
+      Store(st, r, "r", HalfResult(ir_, r, acc));
     }
     Line(8, "if (live && lane == 0) {");
     Lines(finish);

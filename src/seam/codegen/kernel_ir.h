@@ -82,6 +82,13 @@ struct KernelIr {
   absl::flat_hash_map<const Instruction*, Storage> storage;
   // For tile values: the stage (and so phase) writing them.
   absl::flat_hash_map<const Instruction*, int> tile_stage;
+  // Excess precision, as XLA allows by default: bf16/f16 arithmetic stays
+  // in float until stored in its own type (explicit converts to a half type
+  // still round, and a half value rounds before it becomes an integer).
+  // Off, every half-typed result rounds, as in the interpreter: on, a chain
+  // of them skips that work (layer norm bf16 about 2x) but a comparison may
+  // decide otherwise than the interpreter's.
+  bool excess_precision = false;
 
   int BufferIndex(const Instruction* value) const;
   int PartialsIndex(const Instruction* reduction) const;

@@ -150,18 +150,10 @@ inline double seam_from_order_key(int64_t k) { return std::bit_cast<double>(seam
     initializer(omp_priv = std::numeric_limits<decltype(omp_orig)>::max())
 
 namespace {
-// exp on floats without a libm call, so loops around it vectorize: 2^k
-// times a polynomial for exp(r), r = x - k ln 2 in [-ln2/2, ln2/2] (Cody-
-// Waite split of ln 2), within 1.02 ulp of exp over every float. x is
-// clamped first to [-104, 89], past which the result no longer changes
-// (0 below, inf above), so k needs no clamp; NaN, sent to 89 by the clamp,
-// is restored last. 2^k in two halves so that k down to -150 (subnormal
-// results) scales right.
-inline float seam_exp(float x) {
-  float xc = x < 89.0f ? x : 89.0f;
-  xc = xc > -104.0f ? xc : -104.0f;
-  const float k = std::nearbyint(xc * 1.44269504088896341f);
-  float r = std::fma(k, -0.693145751953125f, xc);
+// e^r - 1 for r = x - k ln 2 (a Cody-Waite split of ln 2), k = x / ln 2
+// rounded, so |r| <= ln2/2: exp's and expm1's common core.
+inline float seam_exp_core(float x, float k) {
+  float r = std::fma(k, -0.693145751953125f, x);
   r = std::fma(k, -1.42860682030941723212e-6f, r);
   float p = 1.9875691500e-4f;
   p = std::fma(p, r, 1.3981999507e-3f);
@@ -169,18 +161,32 @@ inline float seam_exp(float x) {
   p = std::fma(p, r, 4.1665795894e-2f);
   p = std::fma(p, r, 1.6666665459e-1f);
   p = std::fma(p, r, 5.0000001201e-1f);
-  p = std::fma(p, r * r, r) + 1.0f;
-  const int ki = static_cast<int>(k);
-  const int k1 = ki >> 1, k2 = ki - k1;
-  const float s1 = std::bit_cast<float>((k1 + 127) << 23);
-  const float s2 = std::bit_cast<float>((k2 + 127) << 23);
-  const float y = p * s1 * s2;
+  return std::fma(p, r * r, r);
+}
+
+// p 2^k for k in [-150, 128], in two halves so that neither overflows
+// (and subnormal results scale right).
+inline float seam_times_2k(float p, int k) {
+  const int k1 = k >> 1, k2 = k - k1;
+  return p * std::bit_cast<float>((k1 + 127) << 23) * std::bit_cast<float>((k2 + 127) << 23);
+}
+
+// exp on floats without a libm call, so loops around it vectorize: 2^k
+// times a polynomial for exp(r) (seam_exp_core + 1), within 1.02 ulp of
+// exp over every float. x is clamped first to [-104, 89], past which the
+// result no longer changes (0 below, inf above), so k needs no clamp; NaN,
+// sent to 89 by the clamp, is restored last.
+inline float seam_exp(float x) {
+  float xc = x < 89.0f ? x : 89.0f;
+  xc = xc > -104.0f ? xc : -104.0f;
+  const float k = std::nearbyint(xc * 1.44269504088896341f);
+  const float y = seam_times_2k(seam_exp_core(xc, k) + 1.0f, static_cast<int>(k));
   return x != x ? x : y;
 }
 
 // expm1 without a libm call, so ELU-style selects around it vectorize:
-// with exp's reduction x = k ln 2 + r and q = e^r - 1 (its polynomial
-// before the + 1), e^x - 1 = 2^k q + (2^k - 1), one fma. For k = 0 that is
+// with exp's reduction x = k ln 2 + r and q = e^r - 1 (seam_exp_core),
+// e^x - 1 = 2^k q + (2^k - 1), one fma. For k = 0 that is
 // q itself, so no cancellation near 0; for k <= 24, 2^k - 1 is exact; past
 // that the - 1 is under a quarter ulp and the result is seam_exp's
 // (two-step scaling up to 2^128). Within 2 ulp of std::expm1; -inf gives
@@ -192,21 +198,11 @@ inline float seam_expm1(float x) {
   xn = xn > 89.0f ? 89.0f : xn;
   const float xc = xn < 89.0f ? xn : 89.0f;  // xn without NaN, for k
   const float k = std::nearbyint(xc * 1.44269504088896341f);
-  float r = std::fma(k, -0.693145751953125f, xn);
-  r = std::fma(k, -1.42860682030941723212e-6f, r);
-  float p = 1.9875691500e-4f;
-  p = std::fma(p, r, 1.3981999507e-3f);
-  p = std::fma(p, r, 8.3334519073e-3f);
-  p = std::fma(p, r, 4.1665795894e-2f);
-  p = std::fma(p, r, 1.6666665459e-1f);
-  p = std::fma(p, r, 5.0000001201e-1f);
-  const float q = std::fma(p, r * r, r);
+  const float q = seam_exp_core(xn, k);
   const int ki = static_cast<int>(k);
   const float t = std::bit_cast<float>(((ki < 24 ? ki : 24) + 127) << 23);
   const float near = std::fma(t, q, t - 1.0f);
-  const int k1 = ki >> 1, k2 = ki - k1;
-  const float far = (q + 1.0f) * std::bit_cast<float>((k1 + 127) << 23) *
-                    std::bit_cast<float>((k2 + 127) << 23);
+  const float far = seam_times_2k(q + 1.0f, ki);
   return std::copysign(ki > 24 ? far : near, x);
 }
 

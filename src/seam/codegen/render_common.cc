@@ -9,6 +9,10 @@
 
 namespace seam::codegen {
 
+std::string HalfResult(const KernelIr& ir, const Instruction* r, const std::string& acc) {
+  return ir.excess_precision ? acc : RoundExpr(r->shape().dtype(), acc);
+}
+
 std::string ReducerName(const KernelIr& ir, const Instruction* r) {
   int n = 0;
   for (const Stage& s : ir.stages) {
@@ -141,7 +145,7 @@ absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t unit
     e.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units, "; ++chunk) ",
                         acc, " = ", ReducerName(ir, r), "(", acc, ", b", ir.PartialsIndex(r),
                         "[chunk * ", kept, " + p]);"));
-    store(e, r, "p", RoundExpr(r->shape().dtype(), acc));
+    store(e, r, "p", HalfResult(ir, r, acc));
   }
   return absl::OkStatus();
 }

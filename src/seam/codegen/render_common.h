@@ -23,6 +23,11 @@ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // all the kernel's reductions.
 std::string ReducerName(const KernelIr& ir, const Instruction* r);
 
+// Reduction `r`'s result `acc` (accumulated in float) as the kernel holds
+// it: rounded to r's type when that is bf16/f16, unless the kernel keeps
+// excess precision.
+std::string HalfResult(const KernelIr& ir, const Instruction* r, const std::string& acc);
+
 // The tile buffer of regional value `v`: "tile_<stage>_<root>".
 std::string TileName(const KernelIr& ir, const Instruction* v);
 

@@ -142,6 +142,7 @@ struct FusionPlan {
   Strategy strategy = Strategy::kStitch;
   std::string explorer;  // stitch only: "astitch" or "beam"
   DeviceSpec device;
+  bool excess_precision = false;  // PlanOptions::excess_precision
   std::vector<ComputationPlan> computations;  // entry first
 
   PlanTotals Totals() const;

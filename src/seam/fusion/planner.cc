@@ -168,6 +168,7 @@ absl::StatusOr<FusionPlan> PlanModule(const Module& module, const PlanOptions& o
   plan.strategy = options.strategy;
   plan.explorer = options.strategy == Strategy::kStitch ? options.explorer : "";
   plan.device = options.device;
+  plan.excess_precision = options.excess_precision;
   for (const Computation* c : SequentialComputations(module)) {
     plan.computations.push_back(PlanComputation(*c, options));
   }

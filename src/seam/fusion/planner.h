@@ -18,6 +18,9 @@ struct PlanOptions {
   // explorer).
   std::string explorer = "astitch";
   DeviceSpec device = HostCpuSpec();
+  // Whether the planned kernels may keep bf16/f16 arithmetic in float until
+  // a value is stored (XLA's xla_allow_excess_precision); see KernelIr.
+  bool excess_precision = false;
 };
 
 absl::StatusOr<Strategy> StrategyByName(absl::string_view name);

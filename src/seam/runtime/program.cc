@@ -129,6 +129,7 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
       } else {
         std::string name = absl::StrCat("seam_c", c, "_k", k.id);
         absl::StatusOr<codegen::KernelIr> ir = codegen::LowerKernel(k, plan.device, name);
+        if (ir.ok()) ir->excess_precision = plan.excess_precision;
         absl::StatusOr<std::string> symbol =
             ir.ok() ? generate(*ir, name) : absl::StatusOr<std::string>(ir.status());
         if (symbol.ok()) {

@@ -43,6 +43,8 @@ struct BenchOptions {
   // The arguments (.npy/.npz) instead of random ones: one file only.
   std::string inputs;
   bool json = false;
+  // CPU kernels keep bf16/f16 arithmetic in f32 until stored (XLA's default).
+  bool excess_precision = false;
   // Time every kernel and check the cost model against the times; write
   // the fitted constants to calibration_out when given.
   bool calibrate = false;
@@ -108,6 +110,7 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
                                      const BenchOptions& bench) {
   runtime::ExecutableOptions options;
   options.plan.strategy = strategy;
+  options.plan.excess_precision = bench.excess_precision;
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
                         runtime::Executable::Compile(module, options));
@@ -423,6 +426,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
                       "Arguments from a .npy/.npz file (by parameter name or else in order) "
                       "instead of random ones; one module only");
   command->add_flag("--json", options->json, "Print one JSON object instead of a table");
+  command->add_flag("--excess-precision", options->excess_precision,
+                    "cpu: keep bf16/f16 arithmetic in f32 inside a kernel (XLA's default); see "
+                    "seam run --help");
   command->add_flag("--calibrate", options->calibrate,
                     "Time every kernel, report the cost model's rank correlation and error "
                     "against the times, and fit the host's constants to them");

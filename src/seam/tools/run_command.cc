@@ -38,6 +38,7 @@ struct RunOptions {
   std::string dump_to;
   bool verify = false;
   bool profile = false;
+  bool excess_precision = false;
 };
 
 // Seconds from the command's start to a runnable module, by phase.
@@ -169,6 +170,7 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
   executable_options.plan.strategy = *strategy;
   executable_options.dump_to = options.dump_to;
   executable_options.profile_steps = options.profile;
+  executable_options.plan.excess_precision = options.excess_precision;
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
       runtime::Executable::Compile(module, executable_options);
   if (!executable.ok()) return executable.status();
@@ -284,6 +286,10 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                     "fail unless the outputs agree (each float output's worst error within 1% "
                     "of its largest magnitude and its rms error within 1e-4 relative, f32; "
                     "bf16 10% and 2e-2)");
+  command->add_flag("--excess-precision", options->excess_precision,
+                    "cpu: keep bf16/f16 arithmetic in f32 inside a kernel, rounding where a "
+                    "value is stored (XLA's default); without it every bf16/f16 result rounds, "
+                    "as in the interpreter");
   command->add_flag("--profile", options->profile,
                     "cpu: run once more after the first run and print where that run's time "
                     "went (kernels, op kernels, BLAS, interpreter, the rest)");
