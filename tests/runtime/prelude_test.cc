@@ -136,15 +136,16 @@ TEST(Prelude, SimdTwinsMatchTheInlineFunctionsBitForBit) {
   }
 }
 
-// The ulp checks below take -0 for +0; tanh is odd, so keeps the sign.
-TEST(Prelude, TanhKeepsTheSignOfZero) {
-  for (const std::string function : {"seam_tanh", "seam_tanh_simd"}) {
+// The ulp checks below take -0 for +0; tanh, expm1 and log1p keep the sign
+// of zero, as libm's do.
+TEST(Prelude, TanhExpm1AndLog1pKeepTheSignOfZero) {
+  for (const std::string function : {"seam_tanh", "seam_tanh_simd", "seam_expm1", "seam_log1p"}) {
     std::shared_ptr<SharedObject> keep;
-    Unary tanh = Compile("test_zero_" + function, function + "(in[i])", keep);
-    ASSERT_NE(tanh, nullptr);
+    Unary f = Compile("test_zero_" + function, function + "(in[i])", keep);
+    ASSERT_NE(f, nullptr);
     std::vector<float> in(33, -0.0f), out(in.size());
     in[0] = 0.0f;
-    tanh(in.data(), out.data(), static_cast<long>(in.size()));
+    f(in.data(), out.data(), static_cast<long>(in.size()));
     EXPECT_FALSE(std::signbit(out[0])) << function;
     for (size_t i = 1; i < in.size(); ++i) {
       EXPECT_TRUE(std::signbit(out[i])) << function << " at " << i;
@@ -196,20 +197,6 @@ TEST(Prelude, Expm1IsWithinTwoUlpOfLibm) {
 
 TEST(Prelude, Log1pIsWithinTwoUlpOfLibm) {
   ExpectWithinUlp("log1p", [](double x) { return std::log1p(x); }, 2);
-}
-
-// expm1 and log1p are odd near 0: -0 stays -0, as in libm.
-TEST(Prelude, Expm1AndLog1pKeepTheSignOfZero) {
-  for (const std::string function : {"seam_expm1", "seam_log1p"}) {
-    std::shared_ptr<SharedObject> keep;
-    Unary f = Compile("test_zero_" + function, function + "(in[i])", keep);
-    ASSERT_NE(f, nullptr);
-    std::vector<float> in(33, -0.0f), out(in.size());
-    in[0] = 0.0f;
-    f(in.data(), out.data(), static_cast<long>(in.size()));
-    EXPECT_FALSE(std::signbit(out[0])) << function;
-    for (size_t i = 1; i < in.size(); ++i) EXPECT_TRUE(std::signbit(out[i])) << function << " at " << i;
-  }
 }
 
 TEST(Prelude, Bf16RoundingIsTheInterpreters) {
