@@ -8,6 +8,7 @@ PNG plot.
   python3 bench/compare_models.py                       every model, 5 rounds
   python3 bench/compare_models.py --models mha_block,layer_norm,gpt2 --rounds 3
   python3 bench/compare_models.py --contention          also with a busy process on one core
+  python3 bench/compare_models.py --excess-precision    Seam's kernels keep bf16 math in f32, as XLA does
   python3 bench/compare_models.py --help                every option
 
 Outputs (in --out-dir, default bench/results/): compare-models.md,
@@ -93,6 +94,9 @@ def parse_args(argv):
                       "and these pass --round-budget seconds; seam bench does 1)")
   p.add_argument("--threads", type=int, default=os.cpu_count(),
                  help="threads for both sides (default os.cpu_count())")
+  p.add_argument("--excess-precision", action="store_true",
+                 help="Seam keeps bf16/f16 arithmetic in f32 inside kernels (seam run/bench "
+                      "--excess-precision), as XLA does by default")
   p.add_argument("--contention", action="store_true",
                  help="also time every model while a busy process spins on one core")
   p.add_argument("--timeout", type=float, default=1800,
@@ -568,7 +572,7 @@ def main():
     sys.exit(f"compare_models.py: no model matches {','.join(unknown) or ARGS.models}; "
              f"known: {names}")
   xla_env, seam_env = side_envs(ARGS.threads, ARGS.malloc)
-  seam = lib.Seam(seam_path, seam_env, ARGS.timeout)
+  seam = lib.Seam(seam_path, seam_env, ARGS.timeout, ARGS.excess_precision)
   log(f"{len(models)} model(s), {ARGS.threads} threads, {ARGS.rounds} rounds x K<={ARGS.repeat}"
       f"; seam: fill-elided-constants {'yes' if seam.fill_elided else 'no'}, bench --inputs "
       f"{'yes' if seam.bench_inputs else 'no'}")

@@ -164,8 +164,10 @@ def failure(rc, text):
 class Seam:
   """build/seam: which of the newer flags it has, and the commands run."""
 
-  def __init__(self, path, env, timeout):
+  def __init__(self, path, env, timeout, excess_precision=False):
     self.path, self.env, self.timeout = path, env, timeout
+    # bf16/f16 arithmetic kept in f32 inside kernels, as XLA's default.
+    self.flags = ["--excess-precision"] if excess_precision else []
     self.fill_elided = "--fill-elided-constants" in self.help("opt")
     self.bench_inputs = "--inputs" in self.help("bench")
     self.profile = "--profile" in self.help("run")
@@ -188,7 +190,7 @@ class Seam:
     return cmd, None
 
   def run(self, hlo, inputs, output, timeout):
-    cmd = [self.path, "run", hlo, "--inputs", inputs, "--output", output]
+    cmd = [self.path, "run", hlo, "--inputs", inputs, "--output", output] + self.flags
     if self.profile:
       cmd.append("--profile")  # and a second, warm run's time by what ran
     rc, out, err, secs = run_cmd(cmd, self.env, timeout)
@@ -214,6 +216,7 @@ class Seam:
   def bench(self, hlo, inputs, repeat, timeout):
     """One `seam bench` call: its median over `repeat` runs after one warm-up."""
     cmd = [self.path, "bench", hlo, "--strategies=stitch", f"--repeat={repeat}", "--json"]
+    cmd += self.flags
     if self.bench_inputs and inputs:
       cmd += ["--inputs", inputs]
     rc, out, err, secs = run_cmd(cmd, self.env, timeout)
