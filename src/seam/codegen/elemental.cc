@@ -268,12 +268,18 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
     SEAM_ASSIGN_OR_RETURN(std::string value, Value(operand, operand_index));
     args.push_back(value);
   }
+  // A half value holding excess precision rounds before it becomes an
+  // integer or a predicate (without excess precision it is rounded already).
+  const bool convert = v->opcode() == Opcode::kConvert;
+  const DType from = convert ? v->operand(0)->shape().dtype() : t;
+  if (ir_.excess_precision && convert && IsHalfType(from) && !IsFloatType(t)) {
+    args[0] = RoundExpr(from, args[0]);
+  }
   SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
   if (!IsHalfType(t)) return define(expr);
   // With excess precision only an explicit convert to a half type rounds
   // (the program asked for that precision there).
-  bool explicit_convert = v->opcode() == Opcode::kConvert && v->operand(0)->shape().dtype() != t;
-  if (ir_.excess_precision && !explicit_convert) return define(expr);
+  if (ir_.excess_precision && !(convert && from != t)) return define(expr);
   unrounded_[name] = expr;
   return define(RoundExpr(t, expr));
 }

@@ -141,11 +141,8 @@ absl::StatusOr<std::string> Compare(const Instruction& op, const std::string& a,
   return absl::StrCat("(", a, " ", cmp, " ", b, ")");
 }
 
-// convert, as eval/convert.cc defines it. A bf16/f16 value may hold excess
-// precision (see the elemental emitter): rounded first where it becomes an
-// integer or a predicate.
-std::string Convert(DType from, DType to, const std::string& value) {
-  const std::string a = IsHalfType(from) && !IsFloatType(to) ? RoundExpr(from, value) : value;
+// convert, as eval/convert.cc defines it.
+std::string Convert(DType from, DType to, const std::string& a) {
   if (to == DType::kPred) return absl::StrCat("(", a, " != 0)");
   if (IsFloatType(from) && !IsFloatType(to)) {
     return absl::StrCat("seam::scalar::SaturatingFloatToInt<", ComputeType(to), ">(", a, ")");
