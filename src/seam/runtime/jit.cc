@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -86,14 +87,46 @@ absl::StatusOr<std::shared_ptr<SharedObject>> Load(const std::string& path, cons
 
 }  // namespace
 
-// Cache keys must not change between processes: no std::hash.
-std::string StableHash(const std::string& text) {
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  for (unsigned char c : text) {
-    a = (a ^ c) * 0x100000001b3ull;
-    b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+namespace {
+
+constexpr uint64_t kOdd1 = 0x9e3779b185ebca87ull, kOdd2 = 0xc2b2ae3d27d4eb4full;
+
+uint64_t Rotate(uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
+
+// Spreads every input bit over the whole word (multiply-xorshift).
+uint64_t Avalanche(uint64_t x) {
+  x ^= x >> 33;
+  x *= kOdd2;
+  x ^= x >> 29;
+  x *= kOdd1;
+  return x ^ (x >> 32);
+}
+
+}  // namespace
+
+// Cache keys must not change between processes: no std::hash. Four
+// independent lanes take 32 bytes a step, so hashing a large module's text
+// costs a fraction of a millisecond, not milliseconds as bytewise hashing does.
+std::string StableHash(absl::string_view text) {
+  uint64_t lanes[4] = {kOdd1 + kOdd2, kOdd2, 0, 0 - kOdd1};
+  const char* p = text.data();
+  const size_t n = text.size();
+  size_t at = 0;
+  for (; at + 32 <= n; at += 32) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t word;
+      std::memcpy(&word, p + at + 8 * k, 8);
+      lanes[k] = Rotate(lanes[k] + word * kOdd2, 31) * kOdd1;
+    }
   }
-  return absl::StrFormat("%016x%016x", a, b);
+  for (int k = 0; at < n; ++at, k = (k + 1) % 4) {
+    lanes[k] = Rotate(lanes[k] ^ (static_cast<unsigned char>(p[at]) * kOdd1), 23) * kOdd2;
+  }
+  const uint64_t low = Avalanche(lanes[0] ^ Rotate(lanes[1], 7) ^ Rotate(lanes[2], 12) ^
+                                 Rotate(lanes[3], 18) ^ n);
+  const uint64_t high = Avalanche(lanes[3] ^ Rotate(lanes[2], 9) ^ Rotate(lanes[1], 21) ^
+                                  Rotate(lanes[0], 41) ^ (n * kOdd1));
+  return absl::StrFormat("%016x%016x", high, low);
 }
 
 SharedObject::~SharedObject() {

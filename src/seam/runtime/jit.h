@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace seam::runtime {
 
@@ -47,8 +48,9 @@ struct CompilerOptions {
                                     "-fno-math-errno", "-fvisibility=hidden"};
 };
 
-// A stable 128-bit FNV-1a of `text`, in hex: the caches' keys.
-std::string StableHash(const std::string& text);
+// A 128-bit hash of `text` that is the same in every process, in hex: the
+// caches' keys.
+std::string StableHash(absl::string_view text);
 
 // The cache directory (created on first use).
 absl::StatusOr<std::string> CacheDirectory();

@@ -21,6 +21,7 @@
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
+#include "seam/runtime/module_cache.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
 
@@ -45,6 +46,7 @@ struct RunOptions {
 struct StartUp {
   double parse = 0;   // reading and parsing the HLO text
   double passes = 0;  // the graph passes
+  bool module_cache_hit = false;  // the optimized module came from the module cache
 };
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -113,11 +115,16 @@ void PrintCompiled(const RunOptions& options, const StartUp& start_up,
                 stats.fallbacks.size());
     for (const std::string& f : stats.fallbacks) std::printf("  %s\n", f.c_str());
   }
-  std::printf("start-up: %.1f ms (parse %.1f, passes %.1f, plan and codegen %.1f, %s %.1f)\n",
-              1e3 * (start_up.parse + start_up.passes + stats.codegen_seconds +
-                     stats.compile_seconds),
-              1e3 * start_up.parse, 1e3 * start_up.passes, 1e3 * stats.codegen_seconds,
-              cuda ? "NVRTC" : "C++", 1e3 * stats.compile_seconds);
+  const double total = start_up.parse + start_up.passes + stats.codegen_seconds +
+                       stats.compile_seconds;
+  const std::string front =
+      start_up.module_cache_hit
+          ? absl::StrFormat("optimized module from the cache %.1f", 1e3 * start_up.parse)
+          : absl::StrFormat("parse %.1f, passes %.1f", 1e3 * start_up.parse,
+                            1e3 * start_up.passes);
+  std::printf("start-up: %.1f ms (%s, plan and codegen %.1f, %s %.1f)\n", 1e3 * total,
+              front.c_str(), 1e3 * stats.codegen_seconds, cuda ? "NVRTC" : "C++",
+              1e3 * stats.compile_seconds);
 }
 
 // Runs once more, warm (constants built, memory pooled), taking over the
@@ -192,12 +199,27 @@ int Run(const RunOptions& options) {
     return Fail(absl::InvalidArgumentError("--verify compares against --passes=SPEC; give both"));
   }
   StartUp start_up;
-  auto parse_start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<Module>> module = LoadModule(options.file, "run");
-  if (!module.ok()) return Fail(module.status());
-  start_up.parse = SecondsSince(parse_start);
-  const Computation& entry = *(*module)->entry();
-  absl::Status interpretable = CheckInterpretable(**module);
+  std::unique_ptr<Module> module;
+  auto load = [&] { return LoadModule(options.file, "run"); };
+  if (pipeline.has_value()) {
+    PipelineOptions pipeline_options;
+    pipeline_options.verify_each = options.verify;
+    absl::StatusOr<runtime::OptimizedModule> optimized =
+        runtime::LoadOptimizedModule(options.file, *pipeline, pipeline_options, load);
+    if (!optimized.ok()) return Fail(optimized.status());
+    module = std::move(optimized->module);
+    start_up.parse = optimized->parse_seconds;
+    start_up.passes = optimized->passes_seconds;
+    start_up.module_cache_hit = optimized->cache_hit;
+  } else {
+    auto parse_start = std::chrono::steady_clock::now();
+    absl::StatusOr<std::unique_ptr<Module>> loaded = load();
+    if (!loaded.ok()) return Fail(loaded.status());
+    module = std::move(*loaded);
+    start_up.parse = SecondsSince(parse_start);
+  }
+  const Computation& entry = *module->entry();
+  absl::Status interpretable = CheckInterpretable(*module);
   if (!interpretable.ok()) return FailAt(options.file, interpretable);
 
   absl::Status fits = CheckArgumentsFitInMemory(entry);
@@ -211,32 +233,21 @@ int Run(const RunOptions& options) {
     arguments = std::move(*loaded);
   }
 
-  if (pipeline.has_value()) {
-    PipelineOptions pipeline_options;
-    pipeline_options.verify_each = options.verify;
-    auto passes_start = std::chrono::steady_clock::now();
-    absl::StatusOr<bool> changed = pipeline->Run(**module, pipeline_options);
-    if (!changed.ok()) return Fail(changed.status());
-    start_up.passes = SecondsSince(passes_start);
-    absl::Status still_interpretable = CheckInterpretable(**module);
-    if (!still_interpretable.ok()) return Fail(still_interpretable);
-  }
-
   absl::StatusOr<Literal> result;
   double seconds = 0;
   if (compiled) {
-    absl::StatusOr<Literal> run = RunCompiled(options, start_up, **module, arguments, seconds);
+    absl::StatusOr<Literal> run = RunCompiled(options, start_up, *module, arguments, seconds);
     if (!run.ok()) return FailAt(options.file, run.status());
     result = std::move(run);
   } else {
     auto start = std::chrono::steady_clock::now();
     Evaluator evaluator;
-    result = evaluator.Run(**module, arguments);
+    result = evaluator.Run(*module, arguments);
     seconds = SecondsSince(start);
     if (!result.ok()) return FailAt(options.file, result.status());
   }
   std::vector<NamedResult> results = NameResults(entry, std::move(*result));
-  std::printf("%s: %zu output(s) on backend %s in %.3f s\n", (*module)->name().c_str(),
+  std::printf("%s: %zu output(s) on backend %s in %.3f s\n", module->name().c_str(),
               results.size(), options.backend.c_str(), seconds);
   for (const NamedResult& r : results) std::printf("  %s\n", FormatSummary(r).c_str());
   if (!options.output.empty()) {

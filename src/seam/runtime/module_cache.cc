@@ -1,0 +1,128 @@
+#include "seam/runtime/module_cache.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "seam/runtime/jit.h"
+#include "seam/text/parser.h"
+#include "seam/text/printer.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kHeader[] = "// seam module cache: key=";
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The Seam build this code belongs to: the executable or library holding
+// it, by path, size and modification time. A rebuild changes it, so a
+// cached module never outlives the passes that made it.
+const std::string& BuildIdentity() {
+  static const std::string* identity = [] {
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void*>(&BuildIdentity), &info) == 0 ||
+        info.dli_fname == nullptr || stat(info.dli_fname, &st) != 0) {
+      // Unknown: a key no other process shares, so nothing stale is used.
+      return new std::string(absl::StrFormat("pid %d", getpid()));
+    }
+    return new std::string(absl::StrFormat("%s %d %d.%09d", info.dli_fname, st.st_size,
+                                           st.st_mtim.tv_sec, st.st_mtim.tv_nsec));
+  }();
+  return *identity;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The cached module of `entry`, or an error saying why it cannot be used.
+absl::StatusOr<std::unique_ptr<Module>> ReadEntry(const std::string& entry,
+                                                  const std::string& key) {
+  SEAM_ASSIGN_OR_RETURN(std::string text, ReadFile(entry));
+  const size_t header_end = text.find('\n');
+  const std::string header = text.substr(0, header_end);
+  if (header_end == std::string::npos) return absl::DataLossError("no header");
+  std::string body = text.substr(header_end + 1);
+  if (header != absl::StrCat(kHeader, key, " body=", StableHash(body))) {
+    return absl::DataLossError(absl::StrCat(entry, " is not the entry it is named after"));
+  }
+  return ParseHloModule(body, entry);
+}
+
+// Publishes `module` as the entry for `key`: written aside, then renamed.
+void WriteEntry(const std::string& entry, const std::string& key, const Module& module) {
+  const std::string body = PrintModule(module);
+  const std::string temporary =
+      absl::StrFormat("%s.tmp.%d.%x", entry, getpid(), std::random_device{}());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << kHeader << key << " body=" << StableHash(body) << "\n" << body;
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      return;
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, entry, error);
+  if (error) fs::remove(temporary, error);
+}
+
+}  // namespace
+
+absl::StatusOr<OptimizedModule> LoadOptimizedModule(
+    const std::string& path, Pipeline& pipeline, const PipelineOptions& options,
+    absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load) {
+  OptimizedModule result;
+  auto start = std::chrono::steady_clock::now();
+  // Dumps after each pass, and verification after each, ask for the passes
+  // to run.
+  const bool cacheable = options.dump_to.empty() && !options.verify_each;
+  absl::StatusOr<std::string> dir = CacheDirectory();
+  absl::StatusOr<std::string> text = ReadFile(path);
+  std::string key, entry;
+  if (cacheable && dir.ok() && text.ok()) {
+    key = StableHash(absl::StrCat(*text, "\npasses: ", pipeline.ToString(), " at most ",
+                                  options.max_fixpoint_iterations, "\nbuild: ", BuildIdentity()));
+    entry = absl::StrCat(*dir, "/", key, ".hlo");
+    if (fs::exists(entry)) {
+      absl::StatusOr<std::unique_ptr<Module>> cached = ReadEntry(entry, key);
+      if (cached.ok()) {
+        result.module = std::move(*cached);
+        result.cache_hit = true;
+        result.parse_seconds = SecondsSince(start);
+        return result;
+      }
+      std::error_code ignored;
+      fs::remove(entry, ignored);  // corrupt or foreign: rebuilt below
+    }
+  }
+  SEAM_ASSIGN_OR_RETURN(result.module, load());
+  result.parse_seconds = SecondsSince(start);
+  auto passes_start = std::chrono::steady_clock::now();
+  SEAM_RETURN_IF_ERROR(pipeline.Run(*result.module, options).status());
+  result.passes_seconds = SecondsSince(passes_start);
+  if (!entry.empty()) WriteEntry(entry, key, *result.module);
+  return result;
+}
+
+}  // namespace seam::runtime

@@ -1,0 +1,182 @@
+// The module cache: a module optimized once starts without its passes, the
+// cached module is the one the passes made, and an entry that is damaged,
+// or made for other text or other passes, is never used.
+#include "seam/runtime/module_cache.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "seam/runtime/jit.h"
+#include "seam/text/parser.h"
+#include "seam/text/printer.h"
+
+namespace seam::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kModule[] = R"(HloModule cached
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[8,16] parameter(0)
+  zero = f32[] constant(0)
+  one = f32[] constant(1)
+  ones = f32[8,16] broadcast(one), dimensions={}
+  scaled = f32[8,16] multiply(p, ones)
+  ROOT sum = f32[8] reduce(scaled, zero), dimensions={1}, to_apply=add
+}
+)";
+
+class ModuleCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("seam_module_cache_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "cache");
+    const char* old = std::getenv("SEAM_CACHE_DIR");
+    if (old != nullptr) old_cache_dir_ = old;
+    setenv("SEAM_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+    Write(kModule);
+  }
+  void TearDown() override {
+    if (old_cache_dir_.empty()) {
+      unsetenv("SEAM_CACHE_DIR");
+    } else {
+      setenv("SEAM_CACHE_DIR", old_cache_dir_.c_str(), 1);
+    }
+    fs::remove_all(dir_);
+  }
+
+  void Write(const std::string& text) { std::ofstream(path()) << text; }
+  std::string path() const { return (dir_ / "module.hlo").string(); }
+
+  std::vector<fs::path> Entries() const {
+    std::vector<fs::path> entries;
+    for (const auto& e : fs::directory_iterator(dir_ / "cache")) {
+      if (e.path().extension() == ".hlo") entries.push_back(e.path());
+    }
+    return entries;
+  }
+
+  // Loads through the cache with `spec`, counting how often the file had
+  // to be parsed; returns the optimized module's text.
+  std::string Load(const std::string& spec, bool* hit, const PipelineOptions& options = {}) {
+    absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(spec);
+    EXPECT_TRUE(pipeline.ok());
+    absl::StatusOr<OptimizedModule> loaded =
+        LoadOptimizedModule(path(), *pipeline, options, [&]() {
+          ++parses_;
+          return ParseHloModule(ReadAll(), path());
+        });
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    if (!loaded.ok()) return "";
+    *hit = loaded->cache_hit;
+    return PrintModule(*loaded->module);
+  }
+
+  std::string ReadAll() const {
+    std::ifstream in(path());
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  fs::path dir_;
+  std::string old_cache_dir_;
+  int parses_ = 0;
+};
+
+TEST_F(ModuleCacheTest, ASecondLoadSkipsParseAndPassesAndGivesTheSameModule) {
+  bool hit = true;
+  std::string first = Load("default", &hit);
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(parses_, 1);
+  // The passes did something: the multiply by ones is gone.
+  EXPECT_EQ(first.find("multiply"), std::string::npos) << first;
+  std::string second = Load("default", &hit);
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(parses_, 1);
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(Entries().size(), 1u);
+}
+
+TEST_F(ModuleCacheTest, OtherPassesOrOtherTextMiss) {
+  bool hit = true;
+  Load("default", &hit);
+  Load("dce", &hit);
+  EXPECT_FALSE(hit);
+  std::string text = kModule;
+  text.replace(text.find("constant(1)"), 11, "constant(2)");
+  Write(text);
+  std::string changed = Load("default", &hit);
+  EXPECT_FALSE(hit);
+  EXPECT_NE(changed.find("constant(2)"), std::string::npos) << changed;
+  EXPECT_EQ(parses_, 3);
+  EXPECT_EQ(Entries().size(), 3u);
+}
+
+TEST_F(ModuleCacheTest, ADamagedEntryIsRebuiltNotUsed) {
+  bool hit = true;
+  const std::string want = Load("default", &hit);
+  ASSERT_EQ(Entries().size(), 1u);
+  const fs::path entry = Entries().front();
+  std::string text;
+  {
+    std::ifstream in(entry);
+    std::stringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  // Edited into another valid module, truncated, emptied: each one is a miss.
+  std::string edited = text;
+  ASSERT_NE(edited.find("constant(0)"), std::string::npos) << edited;
+  edited.replace(edited.find("constant(0)"), 11, "constant(5)");
+  for (const std::string& damaged : {edited, text.substr(0, text.size() / 2), std::string()}) {
+    std::ofstream(entry, std::ios::trunc) << damaged;
+    const int parses = parses_;
+    EXPECT_EQ(Load("default", &hit), want);
+    EXPECT_FALSE(hit);
+    EXPECT_EQ(parses_, parses + 1);
+    // Rebuilt: the next load hits again.
+    EXPECT_EQ(Load("default", &hit), want);
+    EXPECT_TRUE(hit);
+  }
+}
+
+TEST_F(ModuleCacheTest, VerifyingEachPassAlwaysRunsThePasses) {
+  PipelineOptions options;
+  options.verify_each = true;
+  bool hit = true;
+  Load("default", &hit, options);
+  Load("default", &hit, options);
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(parses_, 2);
+  EXPECT_TRUE(Entries().empty());
+}
+
+TEST(StableHashTest, EveryByteAndTheLengthCount) {
+  std::string text(100, 'a');
+  const std::string base = StableHash(text);
+  EXPECT_EQ(base, StableHash(text));
+  EXPECT_EQ(base.size(), 32u);
+  // A one-bit change anywhere: in the 32-byte steps and in the tail.
+  for (size_t at : {size_t{0}, size_t{7}, size_t{31}, size_t{32}, size_t{95}, size_t{99}}) {
+    std::string flipped = text;
+    flipped[at] ^= 1;
+    EXPECT_NE(StableHash(flipped), base) << "byte " << at;
+  }
+  EXPECT_NE(StableHash(text + '\0'), base);
+  EXPECT_NE(StableHash(""), StableHash(std::string(1, '\0')));
+}
+
+}  // namespace
+}  // namespace seam::runtime
