@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "seam/runtime/blas_pack.h"
+#include "seam/runtime/onednn_dot.h"
 
 namespace seam::runtime {
 namespace {
@@ -82,6 +83,12 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
   if (absl::Status loaded = LoadOpenBlas().status(); !loaded.ok()) return loaded;
   if (lhs.element_count() == 0 || rhs.element_count() == 0) {
     return Literal(dot.shape());  // zeros
+  }
+  // bf16 read as it is where oneDNN can; widened for OpenBLAS otherwise
+  // (and when oneDNN is missing).
+  if (OneDnnDotServes(dot)) {
+    absl::StatusOr<Literal> direct = OneDnnDot(pool, dot, lhs, rhs);
+    if (direct.ok()) return direct;
   }
   const DotAsGemm g = GemmOfDot(dot);
   const int64_t batch = g.batch, m = g.m, n = g.n, k = g.k;

@@ -3,12 +3,9 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "seam/runtime/scoped_environment.h"
 
 namespace seam::runtime {
 namespace {
@@ -28,29 +25,6 @@ const char* CoreTypeForThisCpu() {
 #endif
   return nullptr;  // OpenBLAS's own choice
 }
-
-// Environment variables set for a scope (OpenBLAS reads its settings once,
-// when it initializes), then put back as they were.
-class ScopedEnvironment {
- public:
-  void Set(const char* name, const char* value) {
-    const char* previous = std::getenv(name);
-    saved_.push_back({name, previous != nullptr ? std::optional<std::string>(previous) : std::nullopt});
-    setenv(name, value, 1);
-  }
-  ~ScopedEnvironment() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second.has_value()) {
-        setenv(it->first.c_str(), it->second->c_str(), 1);
-      } else {
-        unsetenv(it->first.c_str());
-      }
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
 
 // Opens `path` single-threaded, with the kernels for this CPU.
 void* OpenForSeam(const char* path) {

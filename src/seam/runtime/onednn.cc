@@ -1,0 +1,222 @@
+#include "seam/runtime/onednn.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "seam/runtime/scoped_environment.h"
+
+namespace seam::runtime {
+namespace {
+
+template <typename F>
+bool Bind(void* handle, const char* name, F& function) {
+  function = reinterpret_cast<F>(dlsym(handle, name));
+  return function != nullptr;
+}
+
+absl::StatusOr<OneDnn> Open() {
+  void* handle = nullptr;
+  {
+    // Read by libgomp when it loads with oneDNN: a team of one, waiting
+    // passively, whatever the user's environment says.
+    ScopedEnvironment environment;
+    environment.Set("OMP_NUM_THREADS", "1");
+    environment.Set("OMP_WAIT_POLICY", "passive");
+    handle = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  }
+  if (handle == nullptr) {
+    return absl::UnavailableError(absl::StrCat("cannot open oneDNN (libdnnl.so.2): ", dlerror()));
+  }
+  OneDnn d;
+  decltype(&dnnl_engine_create) engine_create = nullptr;
+  decltype(&dnnl_set_max_cpu_isa) set_max_cpu_isa = nullptr;
+  bool complete =
+      Bind(handle, "dnnl_memory_desc_init_by_strides", d.memory_desc_init_by_strides) &&
+      Bind(handle, "dnnl_matmul_desc_init", d.matmul_desc_init) &&
+      Bind(handle, "dnnl_primitive_attr_create", d.primitive_attr_create) &&
+      Bind(handle, "dnnl_primitive_attr_destroy", d.primitive_attr_destroy) &&
+      Bind(handle, "dnnl_primitive_attr_set_scratchpad_mode", d.primitive_attr_set_scratchpad_mode) &&
+      Bind(handle, "dnnl_primitive_desc_create", d.primitive_desc_create) &&
+      Bind(handle, "dnnl_primitive_desc_destroy", d.primitive_desc_destroy) &&
+      Bind(handle, "dnnl_primitive_desc_query_md", d.primitive_desc_query_md) &&
+      Bind(handle, "dnnl_memory_desc_get_size", d.memory_desc_get_size) &&
+      Bind(handle, "dnnl_primitive_create", d.primitive_create) &&
+      Bind(handle, "dnnl_primitive_destroy", d.primitive_destroy) &&
+      Bind(handle, "dnnl_primitive_execute", d.primitive_execute) &&
+      Bind(handle, "dnnl_memory_create", d.memory_create) &&
+      Bind(handle, "dnnl_memory_destroy", d.memory_destroy) &&
+      Bind(handle, "dnnl_stream_create", d.stream_create) &&
+      Bind(handle, "dnnl_stream_wait", d.stream_wait) &&
+      Bind(handle, "dnnl_engine_create", engine_create) &&
+      Bind(handle, "dnnl_set_max_cpu_isa", set_max_cpu_isa);
+  if (!complete) return absl::UnavailableError("the oneDNN found lacks functions of its 2.x C API");
+  // libdnnl.so.2 needs libgomp, so this finds it (loaded now or before).
+  Bind(handle, "omp_set_num_threads", d.omp_set_num_threads);
+  // Before any primitive: the widest instructions the CPU has, not a
+  // narrower set a user's ONEDNN_MAX_CPU_ISA would impose.
+  set_max_cpu_isa(dnnl_cpu_isa_all);
+  if (engine_create(&d.engine, dnnl_cpu, 0) != dnnl_success) {
+    return absl::UnavailableError("oneDNN cannot create a CPU engine");
+  }
+  return d;
+}
+
+// A primitive and the scratch memory each execution of it needs.
+struct Primitive {
+  dnnl_primitive_t primitive = nullptr;
+  size_t scratch_bytes = 0;
+};
+
+std::string ArrayKey(const DnnlArray& a) {
+  return absl::StrCat(static_cast<int>(a.type), ":", absl::StrJoin(a.dims, ","), "/",
+                      absl::StrJoin(a.strides, ","));
+}
+
+absl::Status Check(dnnl_status_t status, const char* what) {
+  if (status == dnnl_success) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("oneDNN: ", what, " failed (status ",
+                                          static_cast<int>(status), ")"));
+}
+
+absl::StatusOr<dnnl_memory_desc_t> Describe(const OneDnn& d, const DnnlArray& a) {
+  dnnl_memory_desc_t md;
+  absl::Status made = Check(
+      d.memory_desc_init_by_strides(&md, static_cast<int>(a.dims.size()), a.dims.data(), a.type,
+                                    a.strides.data()),
+      "describing an array");
+  if (!made.ok()) return made;
+  return md;
+}
+
+absl::StatusOr<Primitive> CreateMatmul(const OneDnn& d, const DnnlArray& a, const DnnlArray& b,
+                                       const DnnlArray& c) {
+  absl::StatusOr<dnnl_memory_desc_t> a_md = Describe(d, a), b_md = Describe(d, b),
+                                     c_md = Describe(d, c);
+  if (!a_md.ok()) return a_md.status();
+  if (!b_md.ok()) return b_md.status();
+  if (!c_md.ok()) return c_md.status();
+  dnnl_matmul_desc_t desc;
+  if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
+                             "describing a matmul");
+      !s.ok()) {
+    return s;
+  }
+  // Scratch memory comes with each call, so that calls may overlap.
+  dnnl_primitive_attr_t attr = nullptr;
+  if (absl::Status s = Check(d.primitive_attr_create(&attr), "creating attributes"); !s.ok()) {
+    return s;
+  }
+  d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_status_t created = d.primitive_desc_create(&pd, &desc, attr, d.engine, nullptr);
+  d.primitive_attr_destroy(attr);
+  if (absl::Status s = Check(created, "choosing a matmul implementation"); !s.ok()) return s;
+  Primitive p;
+  p.scratch_bytes = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+  created = d.primitive_create(&p.primitive, pd);
+  d.primitive_desc_destroy(pd);
+  if (absl::Status s = Check(created, "creating a matmul"); !s.ok()) return s;
+  return p;
+}
+
+// Primitives by problem, for the life of the process (a model has a few
+// dozen distinct ones; creating one costs far more than running a small one).
+absl::StatusOr<Primitive> CachedMatmul(const OneDnn& d, const DnnlArray& a, const DnnlArray& b,
+                                       const DnnlArray& c) {
+  static std::mutex mu;
+  static auto* cache = new absl::flat_hash_map<std::string, Primitive>();
+  std::string key = absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c));
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache->find(key); it != cache->end()) return it->second;
+  absl::StatusOr<Primitive> p = CreateMatmul(d, a, b, c);
+  if (p.ok()) (*cache)[key] = *p;
+  return p;
+}
+
+// The calling thread's stream, and its OpenMP team of one.
+absl::StatusOr<dnnl_stream_t> ThreadStream(const OneDnn& d) {
+  thread_local dnnl_stream_t stream = nullptr;
+  if (stream != nullptr) return stream;
+  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+  if (absl::Status s = Check(d.stream_create(&stream, d.engine, dnnl_stream_default_flags),
+                             "creating a stream");
+      !s.ok()) {
+    return s;
+  }
+  return stream;
+}
+
+// A memory object over `data`, destroyed with the scope.
+class Memory {
+ public:
+  Memory(const OneDnn& d, const dnnl_memory_desc_t& md, void* data) : d_(d) {
+    status_ = d.memory_create(&memory_, &md, d.engine, data);
+  }
+  ~Memory() {
+    if (memory_ != nullptr) d_.memory_destroy(memory_);
+  }
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+  dnnl_status_t status() const { return status_; }
+  dnnl_memory_t get() const { return memory_; }
+
+ private:
+  const OneDnn& d_;
+  dnnl_memory_t memory_ = nullptr;
+  dnnl_status_t status_;
+};
+
+}  // namespace
+
+absl::StatusOr<const OneDnn*> LoadOneDnn() {
+  static const absl::StatusOr<OneDnn> library = Open();
+  if (!library.ok()) return library.status();
+  return &*library;
+}
+
+absl::Status OneDnnMatmul(const DnnlArray& a, const void* a_data, const DnnlArray& b,
+                          const void* b_data, const DnnlArray& c, void* c_data) {
+  absl::StatusOr<const OneDnn*> library = LoadOneDnn();
+  if (!library.ok()) return library.status();
+  const OneDnn& d = **library;
+  absl::StatusOr<Primitive> matmul = CachedMatmul(d, a, b, c);
+  if (!matmul.ok()) return matmul.status();
+  absl::StatusOr<dnnl_stream_t> stream = ThreadStream(d);
+  if (!stream.ok()) return stream.status();
+  absl::StatusOr<dnnl_memory_desc_t> a_md = Describe(d, a), b_md = Describe(d, b),
+                                     c_md = Describe(d, c);
+  if (!a_md.ok() || !b_md.ok() || !c_md.ok()) return absl::InternalError("oneDNN: bad array");
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < matmul->scratch_bytes) scratch.resize(matmul->scratch_bytes);
+  dnnl_memory_desc_t scratch_md;
+  const int64_t scratch_dims[1] = {static_cast<int64_t>(std::max<size_t>(1, matmul->scratch_bytes))};
+  const int64_t unit_stride[1] = {1};
+  if (absl::Status s = Check(d.memory_desc_init_by_strides(&scratch_md, 1, scratch_dims, dnnl_u8,
+                                                          unit_stride),
+                             "describing scratch memory");
+      !s.ok()) {
+    return s;
+  }
+  Memory am(d, *a_md, const_cast<void*>(a_data)), bm(d, *b_md, const_cast<void*>(b_data)),
+      cm(d, *c_md, c_data), sm(d, scratch_md, scratch.empty() ? nullptr : scratch.data());
+  for (const Memory* m : {&am, &bm, &cm, &sm}) {
+    if (absl::Status s = Check(m->status(), "wrapping an array"); !s.ok()) return s;
+  }
+  const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, am.get()},
+                                  {DNNL_ARG_WEIGHTS, bm.get()},
+                                  {DNNL_ARG_DST, cm.get()},
+                                  {DNNL_ARG_SCRATCHPAD, sm.get()}};
+  if (absl::Status s = Check(d.primitive_execute(matmul->primitive, *stream, 4, args), "a matmul");
+      !s.ok()) {
+    return s;
+  }
+  return Check(d.stream_wait(*stream), "waiting for a matmul");
+}
+
+}  // namespace seam::runtime

@@ -1,0 +1,90 @@
+// bf16 dots through oneDNN against the interpreter (accumulating in f32, as
+// the kernels do), on shapes that take each of its paths: columns split
+// over threads, weights stored either way round, a transposed left
+// operand, whole products per thread, a bf16 or an f32 result. Dots whose
+// operands need permuting are not its to take.
+#include "seam/runtime/onednn_dot.h"
+
+#include "gtest/gtest.h"
+#include "seam/eval/arguments.h"
+#include "seam/eval/compare.h"
+#include "seam/eval/evaluator.h"
+#include "seam/eval/ops.h"
+#include "seam/runtime/blas_dot.h"
+#include "seam/text/parser.h"
+
+namespace seam::runtime {
+namespace {
+
+struct Case {
+  const char* name;
+  const char* lhs;
+  const char* rhs;
+  const char* out;
+  const char* dims;
+};
+
+void ExpectMatchesTheInterpreter(const Case& c) {
+  std::string text = absl::StrCat("HloModule dot\n\nENTRY e {\n  a = ", c.lhs,
+                                  " parameter(0)\n  b = ", c.rhs, " parameter(1)\n  ROOT d = ",
+                                  c.out, " dot(a, b), ", c.dims, "\n}\n");
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, c.name);
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  const Computation& entry = *modules->front()->entry();
+  const Instruction& dot = *entry.root();
+  ASSERT_TRUE(OneDnnDotServes(dot)) << c.name;
+  std::vector<Literal> arguments = RandomArguments(entry, /*seed=*/7);
+  Evaluator evaluator;
+  evaluator.set_wide_accumulation(true);
+  absl::StatusOr<Literal> want = EvalInstruction(dot, {&arguments[0], &arguments[1]}, evaluator);
+  ASSERT_TRUE(want.ok()) << want.status();
+  BufferPool pool;
+  absl::StatusOr<Literal> got = OneDnnDot(pool, dot, arguments[0], arguments[1]);
+  ASSERT_TRUE(got.ok()) << c.name << ": " << got.status();
+  EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, c.name), "");
+  // BlasDot takes the same path.
+  absl::StatusOr<Literal> through_blas = BlasDot(pool, dot, arguments[0], arguments[1]);
+  ASSERT_TRUE(through_blas.ok()) << through_blas.status();
+  EXPECT_EQ(DescribeDifferences(*through_blas, *got, &RewriteTolerance, c.name), "");
+}
+
+TEST(OneDnnDot, MatchesTheInterpreter) {
+  const Case cases[] = {
+      {"columns split, weights [k, n]", "bf16[11,300]", "bf16[300,700]", "bf16[11,700]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"weights stored [n, k], f32 result", "bf16[11,300]", "bf16[700,300]", "f32[11,700]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+      {"transposed left operand", "bf16[300,9]", "bf16[300,260]", "bf16[9,260]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      {"batched", "bf16[4,9,64]", "bf16[4,64,33]", "bf16[4,9,33]",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+       "rhs_contracting_dims={1}"},
+      {"one row, many columns", "bf16[1,128]", "bf16[4100,128]", "bf16[1,4100]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+  };
+  for (const Case& c : cases) ExpectMatchesTheInterpreter(c);
+}
+
+TEST(OneDnnDot, TakesOnlyBf16OperandsInTheirOwnLayout) {
+  auto serves = [](const std::string& lhs, const std::string& rhs, const std::string& dims) {
+    std::string text = absl::StrCat("HloModule dot\n\nENTRY e {\n  a = ", lhs,
+                                    " parameter(0)\n  b = ", rhs,
+                                    " parameter(1)\n  ROOT d = bf16[4,11,256] dot(a, b), ", dims,
+                                    "\n}\n");
+    absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "dot");
+    EXPECT_TRUE(modules.ok()) << modules.status();
+    return modules.ok() && OneDnnDotServes(*modules->front()->entry()->root());
+  };
+  const std::string batched = "lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                              "rhs_batch_dims={0}, rhs_contracting_dims={1}";
+  EXPECT_TRUE(serves("bf16[4,11,64]", "bf16[4,64,256]", batched));
+  // f32 operands stay with OpenBLAS.
+  EXPECT_FALSE(serves("f32[4,11,64]", "f32[4,64,256]", batched));
+  // The batch dimension between the others: a permuted copy would be needed.
+  EXPECT_FALSE(serves("bf16[4,11,64]", "bf16[64,4,256]",
+                      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+                      "rhs_contracting_dims={0}"));
+}
+
+}  // namespace
+}  // namespace seam::runtime
