@@ -17,6 +17,24 @@ namespace seam::bench {
   std::exit(1);
 }
 
+// `--repeat N [FILE...]`, the command line of the benchmarks timing files.
+struct RepeatAndFiles {
+  int repeat;
+  std::vector<std::string> files;
+};
+inline RepeatAndFiles ParseRepeatAndFiles(int argc, char** argv, int default_repeat) {
+  RepeatAndFiles args{default_repeat, {}};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--repeat" && i + 1 < argc) {
+      args.repeat = std::max(1, std::atoi(argv[++i]));
+    } else {
+      args.files.push_back(arg);
+    }
+  }
+  return args;
+}
+
 // Every module file of tests/corpus/hlo, sorted.
 inline std::vector<std::string> CorpusFiles() {
   std::vector<std::string> files;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "seam/text/parser.h"
 
 namespace {
@@ -37,16 +38,7 @@ Timing TimeParse(const seam::SourceFile& file, int repeat, bool verify) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeat = 11;
-  std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--repeat" && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
-    } else {
-      paths.push_back(arg);
-    }
-  }
+  auto [repeat, paths] = seam::bench::ParseRepeatAndFiles(argc, argv, 11);
   if (paths.empty()) {
     paths.push_back(SEAM_SOURCE_ROOT "/tests/corpus/hlo/xla_gemma3_1b_flax_call.hlo");
   }

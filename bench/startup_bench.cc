@@ -104,16 +104,7 @@ void TimeOnce(const std::string& path, bool module_cache, Phases& phases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeat = 7;
-  std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--repeat" && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
-    } else {
-      paths.push_back(arg);
-    }
-  }
+  auto [repeat, paths] = seam::bench::ParseRepeatAndFiles(argc, argv, 7);
   if (paths.empty()) paths.push_back(SEAM_SOURCE_ROOT "/../shared/hlo/xla_gemma3_1b_flax_call.hlo");
   std::printf("%-40s %-13s %7s %7s %7s %7s %7s %7s\n", "module (median ms)", "optimized by",
               "total", "parse", "passes", "plan", "codegen", "so");
