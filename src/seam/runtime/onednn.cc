@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/runtime/scoped_environment.h"
@@ -94,19 +96,8 @@ absl::StatusOr<dnnl_memory_desc_t> Describe(const OneDnn& d, const DnnlArray& a)
   return md;
 }
 
-absl::StatusOr<Primitive> CreateMatmul(const OneDnn& d, const DnnlArray& a, const DnnlArray& b,
-                                       const DnnlArray& c) {
-  absl::StatusOr<dnnl_memory_desc_t> a_md = Describe(d, a), b_md = Describe(d, b),
-                                     c_md = Describe(d, c);
-  if (!a_md.ok()) return a_md.status();
-  if (!b_md.ok()) return b_md.status();
-  if (!c_md.ok()) return c_md.status();
-  dnnl_matmul_desc_t desc;
-  if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
-                             "describing a matmul");
-      !s.ok()) {
-    return s;
-  }
+// The primitive of an operation descriptor.
+absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t desc) {
   // Scratch memory comes with each call, so that calls may overlap.
   dnnl_primitive_attr_t attr = nullptr;
   if (absl::Status s = Check(d.primitive_attr_create(&attr), "creating attributes"); !s.ok()) {
@@ -114,27 +105,27 @@ absl::StatusOr<Primitive> CreateMatmul(const OneDnn& d, const DnnlArray& a, cons
   }
   d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
   dnnl_primitive_desc_t pd = nullptr;
-  dnnl_status_t created = d.primitive_desc_create(&pd, &desc, attr, d.engine, nullptr);
+  dnnl_status_t created = d.primitive_desc_create(&pd, desc, attr, d.engine, nullptr);
   d.primitive_attr_destroy(attr);
-  if (absl::Status s = Check(created, "choosing a matmul implementation"); !s.ok()) return s;
+  if (absl::Status s = Check(created, "choosing an implementation"); !s.ok()) return s;
   Primitive p;
   p.scratch_bytes = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
   created = d.primitive_create(&p.primitive, pd);
   d.primitive_desc_destroy(pd);
-  if (absl::Status s = Check(created, "creating a matmul"); !s.ok()) return s;
+  if (absl::Status s = Check(created, "creating a primitive"); !s.ok()) return s;
   return p;
 }
 
 // Primitives by problem, for the life of the process (a model has a few
-// dozen distinct ones; creating one costs far more than running a small one).
-absl::StatusOr<Primitive> CachedMatmul(const OneDnn& d, const DnnlArray& a, const DnnlArray& b,
-                                       const DnnlArray& c) {
+// dozen distinct ones; creating one costs far more than running a small
+// one). `create` runs on a miss.
+absl::StatusOr<Primitive> Cached(const std::string& key,
+                                 absl::FunctionRef<absl::StatusOr<Primitive>()> create) {
   static std::mutex mu;
   static auto* cache = new absl::flat_hash_map<std::string, Primitive>();
-  std::string key = absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c));
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache->find(key); it != cache->end()) return it->second;
-  absl::StatusOr<Primitive> p = CreateMatmul(d, a, b, c);
+  absl::StatusOr<Primitive> p = create();
   if (p.ok()) (*cache)[key] = *p;
   return p;
 }
@@ -180,43 +171,68 @@ absl::StatusOr<const OneDnn*> LoadOneDnn() {
   return &*library;
 }
 
+namespace {
+
+// Runs `primitive` on the calling thread over (argument, array, data)
+// triples, with scratch memory of the thread's own.
+absl::Status Execute(const OneDnn& d, const Primitive& primitive,
+                     std::initializer_list<std::tuple<int, const DnnlArray*, const void*>> arrays) {
+  absl::StatusOr<dnnl_stream_t> stream = ThreadStream(d);
+  if (!stream.ok()) return stream.status();
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < primitive.scratch_bytes) scratch.resize(primitive.scratch_bytes);
+  const DnnlArray scratch_array{dnnl_u8,
+                                {static_cast<int64_t>(std::max<size_t>(1, primitive.scratch_bytes))},
+                                {1}};
+  std::vector<std::unique_ptr<Memory>> memories;
+  std::vector<dnnl_exec_arg_t> args;
+  auto wrap = [&](int arg, const DnnlArray& array, const void* data) -> absl::Status {
+    absl::StatusOr<dnnl_memory_desc_t> md = Describe(d, array);
+    if (!md.ok()) return md.status();
+    memories.push_back(std::make_unique<Memory>(d, *md, const_cast<void*>(data)));
+    if (absl::Status s = Check(memories.back()->status(), "wrapping an array"); !s.ok()) return s;
+    args.push_back({arg, memories.back()->get()});
+    return absl::OkStatus();
+  };
+  for (const auto& [arg, array, data] : arrays) {
+    if (absl::Status s = wrap(arg, *array, data); !s.ok()) return s;
+  }
+  if (absl::Status s = wrap(DNNL_ARG_SCRATCHPAD, scratch_array, scratch.data()); !s.ok()) return s;
+  if (absl::Status s = Check(d.primitive_execute(primitive.primitive, *stream,
+                                                 static_cast<int>(args.size()), args.data()),
+                             "running a primitive");
+      !s.ok()) {
+    return s;
+  }
+  return Check(d.stream_wait(*stream), "waiting for a primitive");
+}
+
+}  // namespace
+
 absl::Status OneDnnMatmul(const DnnlArray& a, const void* a_data, const DnnlArray& b,
                           const void* b_data, const DnnlArray& c, void* c_data) {
   absl::StatusOr<const OneDnn*> library = LoadOneDnn();
   if (!library.ok()) return library.status();
   const OneDnn& d = **library;
-  absl::StatusOr<Primitive> matmul = CachedMatmul(d, a, b, c);
+  absl::StatusOr<Primitive> matmul =
+      Cached(absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c)),
+             [&]() -> absl::StatusOr<Primitive> {
+               absl::StatusOr<dnnl_memory_desc_t> a_md = Describe(d, a), b_md = Describe(d, b),
+                                                  c_md = Describe(d, c);
+               if (!a_md.ok() || !b_md.ok() || !c_md.ok()) {
+                 return absl::InvalidArgumentError("oneDNN: a matmul operand it cannot describe");
+               }
+               dnnl_matmul_desc_t desc;
+               if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
+                                          "describing a matmul");
+                   !s.ok()) {
+                 return s;
+               }
+               return CreatePrimitive(d, &desc);
+             });
   if (!matmul.ok()) return matmul.status();
-  absl::StatusOr<dnnl_stream_t> stream = ThreadStream(d);
-  if (!stream.ok()) return stream.status();
-  absl::StatusOr<dnnl_memory_desc_t> a_md = Describe(d, a), b_md = Describe(d, b),
-                                     c_md = Describe(d, c);
-  if (!a_md.ok() || !b_md.ok() || !c_md.ok()) return absl::InternalError("oneDNN: bad array");
-  thread_local std::vector<uint8_t> scratch;
-  if (scratch.size() < matmul->scratch_bytes) scratch.resize(matmul->scratch_bytes);
-  dnnl_memory_desc_t scratch_md;
-  const int64_t scratch_dims[1] = {static_cast<int64_t>(std::max<size_t>(1, matmul->scratch_bytes))};
-  const int64_t unit_stride[1] = {1};
-  if (absl::Status s = Check(d.memory_desc_init_by_strides(&scratch_md, 1, scratch_dims, dnnl_u8,
-                                                          unit_stride),
-                             "describing scratch memory");
-      !s.ok()) {
-    return s;
-  }
-  Memory am(d, *a_md, const_cast<void*>(a_data)), bm(d, *b_md, const_cast<void*>(b_data)),
-      cm(d, *c_md, c_data), sm(d, scratch_md, scratch.empty() ? nullptr : scratch.data());
-  for (const Memory* m : {&am, &bm, &cm, &sm}) {
-    if (absl::Status s = Check(m->status(), "wrapping an array"); !s.ok()) return s;
-  }
-  const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, am.get()},
-                                  {DNNL_ARG_WEIGHTS, bm.get()},
-                                  {DNNL_ARG_DST, cm.get()},
-                                  {DNNL_ARG_SCRATCHPAD, sm.get()}};
-  if (absl::Status s = Check(d.primitive_execute(matmul->primitive, *stream, 4, args), "a matmul");
-      !s.ok()) {
-    return s;
-  }
-  return Check(d.stream_wait(*stream), "waiting for a matmul");
+  return Execute(d, *matmul,
+                 {{DNNL_ARG_SRC, &a, a_data}, {DNNL_ARG_WEIGHTS, &b, b_data}, {DNNL_ARG_DST, &c, c_data}});
 }
 
 }  // namespace seam::runtime
