@@ -11,6 +11,7 @@
 #include "seam/eval/evaluator.h"
 #include "seam/eval/ops.h"
 #include "seam/runtime/blas_dot.h"
+#include "seam/runtime/onednn.h"
 #include "seam/text/parser.h"
 
 namespace seam::runtime {
@@ -84,6 +85,24 @@ TEST(OneDnnDot, TakesOnlyBf16OperandsInTheirOwnLayout) {
   EXPECT_FALSE(serves("bf16[4,11,64]", "bf16[64,4,256]",
                       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
                       "rhs_contracting_dims={0}"));
+}
+
+TEST(OneDnn, RefusesProblemsOnlyItsReferenceLoopsTake) {
+  // A result written transposed ([256, 11] with strides {1, 256}): oneDNN
+  // 2.6 has only its reference loops for it, hundreds of times slower than
+  // OpenBLAS, so Seam refuses it (and asks once).
+  std::vector<uint16_t> a(256 * 64, 0x3f80), b(64 * 11, 0x3f80), c(256 * 11);
+  const DnnlArray sa{dnnl_bf16, {1, 256, 64}, {256 * 64, 64, 1}};
+  const DnnlArray sb{dnnl_bf16, {1, 64, 11}, {64 * 11, 1, 64}};
+  const DnnlArray sc{dnnl_bf16, {1, 256, 11}, {256 * 11, 1, 256}};
+  for (int call = 0; call < 2; ++call) {
+    absl::Status s = OneDnnMatmul(sa, a.data(), sb, b.data(), sc, c.data());
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  }
+  // The same product into a dense result is taken.
+  const DnnlArray dense{dnnl_bf16, {1, 256, 11}, {256 * 11, 11, 1}};
+  EXPECT_TRUE(OneDnnMatmul(sa, a.data(), sb, b.data(), dense, c.data()).ok());
+  EXPECT_EQ(c[0], 0x4280);  // 64 products of ones
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ struct OneDnn {
   decltype(&dnnl_primitive_desc_create) primitive_desc_create = nullptr;
   decltype(&dnnl_primitive_desc_destroy) primitive_desc_destroy = nullptr;
   decltype(&dnnl_primitive_desc_query_md) primitive_desc_query_md = nullptr;
+  decltype(&dnnl_primitive_desc_query) primitive_desc_query = nullptr;
   decltype(&dnnl_memory_desc_get_size) memory_desc_get_size = nullptr;
   decltype(&dnnl_primitive_create) primitive_create = nullptr;
   decltype(&dnnl_primitive_destroy) primitive_destroy = nullptr;
