@@ -97,10 +97,14 @@ absl::StatusOr<OptimizedModule> LoadOptimizedModule(
   // Dumps after each pass, and verification after each, ask for the passes
   // to run.
   const bool cacheable = options.dump_to.empty() && !options.verify_each;
-  absl::StatusOr<std::string> dir = CacheDirectory();
-  absl::StatusOr<std::string> text = ReadFile(path);
   std::string key, entry;
-  if (cacheable && dir.ok() && text.ok()) {
+  absl::StatusOr<std::string> dir = absl::UnavailableError("not cached");
+  absl::StatusOr<std::string> text = dir.status();
+  if (cacheable) {
+    dir = CacheDirectory();
+    text = ReadFile(path);
+  }
+  if (dir.ok() && text.ok()) {
     key = StableHash(absl::StrCat(*text, "\npasses: ", pipeline.ToString(), " at most ",
                                   options.max_fixpoint_iterations, "\nbuild: ", BuildIdentity()));
     entry = absl::StrCat(*dir, "/", key, ".hlo");
