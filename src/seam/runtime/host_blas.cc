@@ -2,6 +2,7 @@
 
 #include "seam/runtime/blas_conv.h"
 #include "seam/runtime/blas_dot.h"
+#include "seam/runtime/onednn_conv.h"
 #include "seam/runtime/openblas.h"
 
 namespace seam::runtime {
@@ -14,7 +15,15 @@ bool HostBlasServes(const Instruction& i) {
 
 absl::StatusOr<Literal> RunHostBlas(BufferPool& pool, const Instruction& i, const Literal& lhs,
                                     const Literal& rhs) {
-  if (i.opcode() == Opcode::kConvolution) return BlasConvolution(pool, i, lhs, rhs);
+  if (i.opcode() == Opcode::kConvolution) {
+    // oneDNN's direct convolutions where it has them; im2col otherwise (and
+    // without oneDNN).
+    if (OneDnnConvolutionServes(i)) {
+      absl::StatusOr<Literal> direct = OneDnnConvolution(pool, i, lhs, rhs);
+      if (direct.ok()) return direct;
+    }
+    return BlasConvolution(pool, i, lhs, rhs);
+  }
   return BlasDot(pool, i, lhs, rhs);
 }
 

@@ -1,5 +1,7 @@
-// The library calls the host's BLAS serves, for every backend: dots
-// (blas_dot.h) and convolutions (blas_conv.h).
+// The library calls the host's libraries serve, for every backend: dots
+// (blas_dot.h, oneDNN's matmul for bf16 within it) and convolutions
+// (oneDNN's convolution primitives, onednn_conv.h, else im2col over
+// OpenBLAS, blas_conv.h).
 #pragma once
 
 #include "absl/status/statusor.h"

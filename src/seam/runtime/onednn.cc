@@ -41,7 +41,15 @@ absl::StatusOr<OneDnn> Open() {
   decltype(&dnnl_set_max_cpu_isa) set_max_cpu_isa = nullptr;
   bool complete =
       Bind(handle, "dnnl_memory_desc_init_by_strides", d.memory_desc_init_by_strides) &&
+      Bind(handle, "dnnl_memory_desc_init_by_tag", d.memory_desc_init_by_tag) &&
+      Bind(handle, "dnnl_memory_desc_equal", d.memory_desc_equal) &&
       Bind(handle, "dnnl_matmul_desc_init", d.matmul_desc_init) &&
+      Bind(handle, "dnnl_dilated_convolution_forward_desc_init", d.convolution_forward_desc_init) &&
+      Bind(handle, "dnnl_dilated_convolution_backward_data_desc_init",
+           d.convolution_backward_data_desc_init) &&
+      Bind(handle, "dnnl_dilated_convolution_backward_weights_desc_init",
+           d.convolution_backward_weights_desc_init) &&
+      Bind(handle, "dnnl_reorder_primitive_desc_create", d.reorder_primitive_desc_create) &&
       Bind(handle, "dnnl_primitive_attr_create", d.primitive_attr_create) &&
       Bind(handle, "dnnl_primitive_attr_destroy", d.primitive_attr_destroy) &&
       Bind(handle, "dnnl_primitive_attr_set_scratchpad_mode", d.primitive_attr_set_scratchpad_mode) &&
@@ -71,45 +79,14 @@ absl::StatusOr<OneDnn> Open() {
   return d;
 }
 
-// A primitive and the scratch memory each execution of it needs.
-struct Primitive {
-  dnnl_primitive_t primitive = nullptr;
-  size_t scratch_bytes = 0;
-};
-
-std::string ArrayKey(const DnnlArray& a) {
-  return absl::StrCat(static_cast<int>(a.type), ":", absl::StrJoin(a.dims, ","), "/",
-                      absl::StrJoin(a.strides, ","));
-}
-
 absl::Status Check(dnnl_status_t status, const char* what) {
   if (status == dnnl_success) return absl::OkStatus();
   return absl::InternalError(absl::StrCat("oneDNN: ", what, " failed (status ",
                                           static_cast<int>(status), ")"));
 }
 
-absl::StatusOr<dnnl_memory_desc_t> Describe(const OneDnn& d, const DnnlArray& a) {
-  dnnl_memory_desc_t md;
-  absl::Status made = Check(
-      d.memory_desc_init_by_strides(&md, static_cast<int>(a.dims.size()), a.dims.data(), a.type,
-                                    a.strides.data()),
-      "describing an array");
-  if (!made.ok()) return made;
-  return md;
-}
-
-// The primitive of an operation descriptor.
-absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t desc) {
-  // Scratch memory comes with each call, so that calls may overlap.
-  dnnl_primitive_attr_t attr = nullptr;
-  if (absl::Status s = Check(d.primitive_attr_create(&attr), "creating attributes"); !s.ok()) {
-    return s;
-  }
-  d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  dnnl_primitive_desc_t pd = nullptr;
-  dnnl_status_t created = d.primitive_desc_create(&pd, desc, attr, d.engine, nullptr);
-  d.primitive_attr_destroy(attr);
-  if (absl::Status s = Check(created, "choosing an implementation"); !s.ok()) return s;
+// The primitive of a primitive descriptor, which it keeps; or why not.
+absl::StatusOr<Primitive> Realize(const OneDnn& d, dnnl_primitive_desc_t pd) {
   // oneDNN's reference loops are its last resort, hundreds of times slower
   // than OpenBLAS (a matmul writing a strided result: 2.7 s): refused, the
   // caller goes on without oneDNN.
@@ -122,24 +99,25 @@ absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t 
                                                  ") for this problem"));
   }
   Primitive p;
+  p.desc = pd;
   p.scratch_bytes = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
-  created = d.primitive_create(&p.primitive, pd);
-  d.primitive_desc_destroy(pd);
-  if (absl::Status s = Check(created, "creating a primitive"); !s.ok()) return s;
+  dnnl_status_t created = d.primitive_create(&p.primitive, pd);
+  if (absl::Status s = Check(created, "creating a primitive"); !s.ok()) {
+    d.primitive_desc_destroy(pd);
+    return s;
+  }
   return p;
 }
 
-// Primitives by problem, for the life of the process (a model has a few
-// dozen distinct ones; creating one costs far more than running a small
-// one), and the problems oneDNN refused, so that they are asked once.
-// `create` runs on a miss.
-absl::StatusOr<Primitive> Cached(const std::string& key,
-                                 absl::FunctionRef<absl::StatusOr<Primitive>()> create) {
-  static std::mutex mu;
-  static auto* cache = new absl::flat_hash_map<std::string, absl::StatusOr<Primitive>>();
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache->find(key); it != cache->end()) return it->second;
-  return (*cache)[key] = create();
+// Attributes every primitive gets: scratch memory comes with each call,
+// so that calls may overlap.
+absl::StatusOr<dnnl_primitive_attr_t> UserScratchAttributes(const OneDnn& d) {
+  dnnl_primitive_attr_t attr = nullptr;
+  if (absl::Status s = Check(d.primitive_attr_create(&attr), "creating attributes"); !s.ok()) {
+    return s;
+  }
+  d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  return attr;
 }
 
 // The calling thread's stream, and its OpenMP team of one.
@@ -183,68 +161,127 @@ absl::StatusOr<const OneDnn*> LoadOneDnn() {
   return &*library;
 }
 
-namespace {
+const dnnl_memory_desc_t& Primitive::Layout(int arg) const {
+  const OneDnn& d = **LoadOneDnn();  // a primitive exists: the library is open
+  return *d.primitive_desc_query_md(desc, dnnl_query_exec_arg_md, arg);
+}
 
-// Runs `primitive` on the calling thread over (argument, array, data)
-// triples, with scratch memory of the thread's own.
+absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t desc,
+                                          const_dnnl_primitive_desc_t hint) {
+  absl::StatusOr<dnnl_primitive_attr_t> attr = UserScratchAttributes(d);
+  if (!attr.ok()) return attr.status();
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_status_t created = d.primitive_desc_create(&pd, desc, *attr, d.engine, hint);
+  d.primitive_attr_destroy(*attr);
+  if (absl::Status s = Check(created, "choosing an implementation"); !s.ok()) return s;
+  return Realize(d, pd);
+}
+
+void DestroyPrimitive(const OneDnn& d, Primitive& p) {
+  if (p.primitive != nullptr) d.primitive_destroy(p.primitive);
+  if (p.desc != nullptr) d.primitive_desc_destroy(p.desc);
+  p = Primitive();
+}
+
+absl::StatusOr<Primitive> CreateReorder(const OneDnn& d, const dnnl_memory_desc_t& from,
+                                        const dnnl_memory_desc_t& to) {
+  absl::StatusOr<dnnl_primitive_attr_t> attr = UserScratchAttributes(d);
+  if (!attr.ok()) return attr.status();
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_status_t created =
+      d.reorder_primitive_desc_create(&pd, &from, d.engine, &to, d.engine, *attr);
+  d.primitive_attr_destroy(*attr);
+  if (absl::Status s = Check(created, "choosing a reorder"); !s.ok()) return s;
+  return Realize(d, pd);
+}
+
+absl::StatusOr<dnnl_memory_desc_t> DescribePlain(const OneDnn& d, const DnnlArray& a) {
+  dnnl_memory_desc_t md;
+  absl::Status made = Check(
+      d.memory_desc_init_by_strides(&md, static_cast<int>(a.dims.size()), a.dims.data(), a.type,
+                                    a.strides.data()),
+      "describing an array");
+  if (!made.ok()) return made;
+  return md;
+}
+
+absl::StatusOr<dnnl_memory_desc_t> DescribeAny(const OneDnn& d, dnnl_data_type_t type,
+                                               const std::vector<int64_t>& dims) {
+  dnnl_memory_desc_t md;
+  absl::Status made = Check(d.memory_desc_init_by_tag(&md, static_cast<int>(dims.size()),
+                                                      dims.data(), type, dnnl_format_tag_any),
+                            "describing an array of any layout");
+  if (!made.ok()) return made;
+  return md;
+}
+
+std::string ArrayKey(const DnnlArray& a) {
+  return absl::StrCat(static_cast<int>(a.type), ":", absl::StrJoin(a.dims, ","), "/",
+                      absl::StrJoin(a.strides, ","));
+}
+
 absl::Status Execute(const OneDnn& d, const Primitive& primitive,
-                     std::initializer_list<std::tuple<int, const DnnlArray*, const void*>> arrays) {
+                     std::initializer_list<DnnlArgument> arguments, int threads) {
   absl::StatusOr<dnnl_stream_t> stream = ThreadStream(d);
   if (!stream.ok()) return stream.status();
   thread_local std::vector<uint8_t> scratch;
   if (scratch.size() < primitive.scratch_bytes) scratch.resize(primitive.scratch_bytes);
-  const DnnlArray scratch_array{dnnl_u8,
-                                {static_cast<int64_t>(std::max<size_t>(1, primitive.scratch_bytes))},
-                                {1}};
+  const int64_t scratch_dims[1] = {static_cast<int64_t>(std::max<size_t>(1, primitive.scratch_bytes))};
+  dnnl_memory_desc_t scratch_md;
+  if (absl::Status s = Check(d.memory_desc_init_by_tag(&scratch_md, 1, scratch_dims, dnnl_u8,
+                                                       dnnl_a),
+                             "describing scratch memory");
+      !s.ok()) {
+    return s;
+  }
   std::vector<std::unique_ptr<Memory>> memories;
   std::vector<dnnl_exec_arg_t> args;
-  auto wrap = [&](int arg, const DnnlArray& array, const void* data) -> absl::Status {
-    absl::StatusOr<dnnl_memory_desc_t> md = Describe(d, array);
-    if (!md.ok()) return md.status();
-    memories.push_back(std::make_unique<Memory>(d, *md, const_cast<void*>(data)));
+  auto wrap = [&](int arg, const dnnl_memory_desc_t& md, const void* data) -> absl::Status {
+    memories.push_back(std::make_unique<Memory>(d, md, const_cast<void*>(data)));
     if (absl::Status s = Check(memories.back()->status(), "wrapping an array"); !s.ok()) return s;
     args.push_back({arg, memories.back()->get()});
     return absl::OkStatus();
   };
-  for (const auto& [arg, array, data] : arrays) {
-    if (absl::Status s = wrap(arg, *array, data); !s.ok()) return s;
+  for (const DnnlArgument& a : arguments) {
+    if (absl::Status s = wrap(a.arg, *a.layout, a.data); !s.ok()) return s;
   }
-  if (absl::Status s = wrap(DNNL_ARG_SCRATCHPAD, scratch_array, scratch.data()); !s.ok()) return s;
-  if (absl::Status s = Check(d.primitive_execute(primitive.primitive, *stream,
-                                                 static_cast<int>(args.size()), args.data()),
-                             "running a primitive");
-      !s.ok()) {
-    return s;
-  }
-  return Check(d.stream_wait(*stream), "waiting for a primitive");
+  if (absl::Status s = wrap(DNNL_ARG_SCRATCHPAD, scratch_md, scratch.data()); !s.ok()) return s;
+  // The team size is the calling thread's OpenMP setting: one, unless this
+  // call may use more.
+  if (threads > 1 && d.omp_set_num_threads != nullptr) d.omp_set_num_threads(threads);
+  absl::Status ran = Check(d.primitive_execute(primitive.primitive, *stream,
+                                               static_cast<int>(args.size()), args.data()),
+                           "running a primitive");
+  if (ran.ok()) ran = Check(d.stream_wait(*stream), "waiting for a primitive");
+  if (threads > 1 && d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+  return ran;
 }
-
-}  // namespace
 
 absl::Status OneDnnMatmul(const DnnlArray& a, const void* a_data, const DnnlArray& b,
                           const void* b_data, const DnnlArray& c, void* c_data) {
   absl::StatusOr<const OneDnn*> library = LoadOneDnn();
   if (!library.ok()) return library.status();
   const OneDnn& d = **library;
-  absl::StatusOr<Primitive> matmul =
-      Cached(absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c)),
-             [&]() -> absl::StatusOr<Primitive> {
-               absl::StatusOr<dnnl_memory_desc_t> a_md = Describe(d, a), b_md = Describe(d, b),
-                                                  c_md = Describe(d, c);
-               if (!a_md.ok() || !b_md.ok() || !c_md.ok()) {
-                 return absl::InvalidArgumentError("oneDNN: a matmul operand it cannot describe");
-               }
-               dnnl_matmul_desc_t desc;
-               if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
-                                          "describing a matmul");
-                   !s.ok()) {
-                 return s;
-               }
-               return CreatePrimitive(d, &desc);
-             });
+  absl::StatusOr<dnnl_memory_desc_t> a_md = DescribePlain(d, a), b_md = DescribePlain(d, b),
+                                     c_md = DescribePlain(d, c);
+  if (!a_md.ok() || !b_md.ok() || !c_md.ok()) {
+    return absl::InvalidArgumentError("oneDNN: a matmul operand it cannot describe");
+  }
+  absl::StatusOr<Primitive> matmul = Cached<Primitive>(
+      absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c)),
+      [&]() -> absl::StatusOr<Primitive> {
+        dnnl_matmul_desc_t desc;
+        if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
+                                   "describing a matmul");
+            !s.ok()) {
+          return s;
+        }
+        return CreatePrimitive(d, &desc);
+      });
   if (!matmul.ok()) return matmul.status();
   return Execute(d, *matmul,
-                 {{DNNL_ARG_SRC, &a, a_data}, {DNNL_ARG_WEIGHTS, &b, b_data}, {DNNL_ARG_DST, &c, c_data}});
+                 {{DNNL_ARG_SRC, &*a_md, a_data}, {DNNL_ARG_WEIGHTS, &*b_md, b_data},
+                  {DNNL_ARG_DST, &*c_md, c_data}});
 }
 
 }  // namespace seam::runtime

@@ -11,15 +11,28 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <cstdint>
+#include <initializer_list>
+#include <mutex>
+#include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 
 namespace seam::runtime {
 
 struct OneDnn {
   decltype(&dnnl_memory_desc_init_by_strides) memory_desc_init_by_strides = nullptr;
+  decltype(&dnnl_memory_desc_init_by_tag) memory_desc_init_by_tag = nullptr;
+  decltype(&dnnl_memory_desc_equal) memory_desc_equal = nullptr;
   decltype(&dnnl_matmul_desc_init) matmul_desc_init = nullptr;
+  decltype(&dnnl_dilated_convolution_forward_desc_init) convolution_forward_desc_init = nullptr;
+  decltype(&dnnl_dilated_convolution_backward_data_desc_init) convolution_backward_data_desc_init =
+      nullptr;
+  decltype(&dnnl_dilated_convolution_backward_weights_desc_init)
+      convolution_backward_weights_desc_init = nullptr;
+  decltype(&dnnl_reorder_primitive_desc_create) reorder_primitive_desc_create = nullptr;
   decltype(&dnnl_primitive_attr_create) primitive_attr_create = nullptr;
   decltype(&dnnl_primitive_attr_destroy) primitive_attr_destroy = nullptr;
   decltype(&dnnl_primitive_attr_set_scratchpad_mode) primitive_attr_set_scratchpad_mode = nullptr;
@@ -49,6 +62,59 @@ struct DnnlArray {
   std::vector<int64_t> dims;
   std::vector<int64_t> strides;  // in elements
 };
+
+// A primitive kept for the life of the process (with the choices it made:
+// Layout), and the scratch memory each execution of it needs.
+struct Primitive {
+  dnnl_primitive_desc_t desc = nullptr;
+  dnnl_primitive_t primitive = nullptr;
+  size_t scratch_bytes = 0;
+
+  // The layout the primitive takes argument `arg` (DNNL_ARG_*) in.
+  const dnnl_memory_desc_t& Layout(int arg) const;
+};
+
+// The primitive of an operation descriptor (a backward one needs its
+// forward's `hint`). Unimplemented where oneDNN has only its reference
+// loops for the problem.
+absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t desc,
+                                          const_dnnl_primitive_desc_t hint = nullptr);
+// Frees a primitive that is not kept (those in Cached live on).
+void DestroyPrimitive(const OneDnn& d, Primitive& p);
+// The primitive that copies an array from one layout into another.
+absl::StatusOr<Primitive> CreateReorder(const OneDnn& d, const dnnl_memory_desc_t& from,
+                                        const dnnl_memory_desc_t& to);
+
+// A plain array, by its strides; or any layout a primitive prefers.
+absl::StatusOr<dnnl_memory_desc_t> DescribePlain(const OneDnn& d, const DnnlArray& a);
+absl::StatusOr<dnnl_memory_desc_t> DescribeAny(const OneDnn& d, dnnl_data_type_t type,
+                                               const std::vector<int64_t>& dims);
+std::string ArrayKey(const DnnlArray& a);
+
+// One argument of an execution: its role, its layout, its memory.
+struct DnnlArgument {
+  int arg;
+  const dnnl_memory_desc_t* layout;
+  const void* data;
+};
+
+// Runs `primitive` on the calling thread, with scratch memory of the
+// thread's own, on oneDNN's OpenMP team of `threads` (1: the caller alone).
+absl::Status Execute(const OneDnn& d, const Primitive& primitive,
+                     std::initializer_list<DnnlArgument> arguments, int threads = 1);
+
+// What was made for `key` by `create`, made on the first call and kept for
+// the life of the process with its failure (a model has a few dozen
+// distinct problems; creating a primitive costs far more than running a
+// small one, and a refused problem is asked once).
+template <typename T>
+absl::StatusOr<T> Cached(const std::string& key, absl::FunctionRef<absl::StatusOr<T>()> create) {
+  static std::mutex mu;
+  static auto* cache = new absl::flat_hash_map<std::string, absl::StatusOr<T>>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache->find(key); it != cache->end()) return it->second;
+  return (*cache)[key] = create();
+}
 
 // c = a * b over stacks of matrices ([batch, m, k] x [batch, k, n] ->
 // [batch, m, n], any strides), accumulated in f32 and rounded once into
