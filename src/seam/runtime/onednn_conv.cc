@@ -290,14 +290,16 @@ absl::StatusOr<ConvolutionPlan> MakePlan(const OneDnn& d, const Statement& st) {
     plan.plain[r] = *plain;
     any[r] = *free;
   }
-  // The activations where they lie if oneDNN has a kernel for that (the
-  // weights in its own layout); else every array in its layouts. For a
-  // data gradient the other way round: its kernel on plain layouts is
-  // im2col-based, 1.6x slower than the blocked one with the copies.
+  // A forward convolution reads and writes the activations where they lie
+  // if oneDNN has a kernel for that (the weights in its own layout), else
+  // every array in its layouts. Gradients the other way round: on plain
+  // layouts oneDNN has only im2col-based kernels for them (MobileNetV2's
+  // training step: library time 9.9 s with those, 4.8 s blocked with the
+  // copies).
   std::array<dnnl_memory_desc_t, 3> where_they_lie = plan.plain;
   where_they_lie[kWeights] = any[kWeights];
   std::array<std::array<dnnl_memory_desc_t, 3>, 2> preferences = {where_they_lie, any};
-  if (st.form == Form::kBackwardData) std::swap(preferences[0], preferences[1]);
+  if (st.form != Form::kForward) std::swap(preferences[0], preferences[1]);
   absl::StatusOr<Primitive> convolution = Create(d, st, preferences[0]);
   if (!convolution.ok()) convolution = Create(d, st, preferences[1]);
   if (!convolution.ok()) return convolution.status();
