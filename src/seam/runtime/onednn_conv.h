@@ -1,19 +1,12 @@
 // Convolutions through oneDNN's direct convolution primitives instead of
-// im2col + GEMM. An HLO convolution is stated as one of the three
-// convolutions oneDNN knows, in the roles of a forward convolution
-// (source, weights, destination):
-//   - forward: the HLO window as it is (input, kernel -> output);
-//   - data gradient: an input-dilated window (a strided convolution's data
-//     gradient) is the backward-data pass of the forward convolution whose
-//     stride is that dilation, the kernel read flipped;
-//   - weight gradient: batch groups, or a window larger than what it
-//     produces, is the backward-weights pass of the forward convolution
-//     whose stride is the HLO window dilation and whose dilation is the HLO
-//     stride (the image batch is the contracted dimension).
-// Activations are read and written where they lie (plain layouts given by
-// strides) when oneDNN has an optimized kernel for that, else copied into
-// and out of the blocked layouts it picks; weights always take its layout
-// (copied on each call: they may change between calls).
+// im2col + GEMM, each stated as oneDNN's forward, data-gradient or
+// weight-gradient convolution (onednn_conv_form.h). Activations are read
+// and written where they lie (plain layouts given by strides) when oneDNN
+// has an optimized kernel for that, else copied into and out of the
+// blocked layouts it picks; weights always take its layout (copied on each
+// call: they may change between calls). The work is shared out over Seam's
+// threads by images, or by output features, else left to oneDNN's OpenMP
+// team.
 #pragma once
 
 #include "absl/status/statusor.h"
