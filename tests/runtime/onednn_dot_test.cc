@@ -1,8 +1,10 @@
 // bf16 dots through oneDNN against the interpreter (accumulating in f32, as
 // the kernels do), on shapes that take each of its paths: columns split
 // over threads, weights stored either way round, a transposed left
-// operand, whole products per thread, a bf16 or an f32 result. Dots whose
-// operands need permuting are not its to take.
+// operand, whole products per thread, a bf16 or an f32 result, free
+// dimensions that become batch dimensions of one operand, several
+// contracting dimensions, a batch dimension between the others. Dots whose
+// operands would need permuting are not its to take.
 #include "seam/runtime/onednn_dot.h"
 
 #include "gtest/gtest.h"
@@ -62,11 +64,24 @@ TEST(OneDnnDot, MatchesTheInterpreter) {
        "rhs_contracting_dims={1}"},
       {"one row, many columns", "bf16[1,128]", "bf16[4100,128]", "bf16[1,4100]",
        "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+      // Gemma-3's q/k/v projections: the heads of the weights are a batch
+      // dimension of the rhs alone, the result written per head strided.
+      {"heads of the weights", "bf16[1,11,1152]", "bf16[4,1152,256]", "bf16[1,11,4,256]",
+       "lhs_contracting_dims={2}, rhs_contracting_dims={1}"},
+      // Its transposed form: the lhs's leading dimension is its own batch,
+      // both operands read transposed.
+      {"leading lhs dimension", "bf16[2,1,1152,256]", "bf16[1,11,1152]", "bf16[2,1,256,1,11]",
+       "lhs_contracting_dims={2}, rhs_contracting_dims={2}"},
+      {"two contracting dimensions", "bf16[1,11,4,256]", "bf16[4,256,1152]", "bf16[1,11,1152]",
+       "lhs_contracting_dims={3,2}, rhs_contracting_dims={1,0}"},
+      {"batch between the others", "bf16[4,11,64]", "bf16[64,4,256]", "f32[4,11,256]",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+       "rhs_contracting_dims={0}"},
   };
   for (const Case& c : cases) ExpectMatchesTheInterpreter(c);
 }
 
-TEST(OneDnnDot, TakesOnlyBf16OperandsInTheirOwnLayout) {
+TEST(OneDnnDot, TakesBf16OperandsThatIndexAsMatrixStacks) {
   auto serves = [](const std::string& lhs, const std::string& rhs, const std::string& dims) {
     std::string text = absl::StrCat("HloModule dot\n\nENTRY e {\n  a = ", lhs,
                                     " parameter(0)\n  b = ", rhs,
@@ -81,10 +96,11 @@ TEST(OneDnnDot, TakesOnlyBf16OperandsInTheirOwnLayout) {
   EXPECT_TRUE(serves("bf16[4,11,64]", "bf16[4,64,256]", batched));
   // f32 operands stay with OpenBLAS.
   EXPECT_FALSE(serves("f32[4,11,64]", "f32[4,64,256]", batched));
-  // The batch dimension between the others: a permuted copy would be needed.
-  EXPECT_FALSE(serves("bf16[4,11,64]", "bf16[64,4,256]",
-                      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
-                      "rhs_contracting_dims={0}"));
+  // Contracting dimensions with a free one between them do not merge into
+  // one k: a permuted copy would be needed.
+  EXPECT_FALSE(serves("bf16[4,11,2,32]", "bf16[4,2,256,32]",
+                      "lhs_batch_dims={0}, lhs_contracting_dims={2,3}, rhs_batch_dims={0}, "
+                      "rhs_contracting_dims={1,3}"));
 }
 
 TEST(OneDnn, RefusesProblemsOnlyItsReferenceLoopsTake) {

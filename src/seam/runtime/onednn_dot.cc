@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <mutex>
+#include <numeric>
+#include <optional>
 
 #include "seam/runtime/blas_dot.h"
 #include "seam/runtime/onednn.h"
@@ -10,70 +12,208 @@
 namespace seam::runtime {
 namespace {
 
-// A [batch, rows, cols] matrix stack stored row-major, or as its transpose.
-DnnlArray Stack(dnnl_data_type_t type, int64_t batch, int64_t rows, int64_t cols,
-                bool transposed) {
-  return {type,
-          {batch, rows, cols},
-          {rows * cols, transposed ? 1 : cols, transposed ? rows : 1}};
+// A dot as oneDNN's matmul: [batch..., m, k] x [batch..., k, n] ->
+// [batch..., m, n], every array given by strides over the HLO operand or
+// result it is. A batch dimension of one operand only (a free dimension
+// that does not merge into m or n) has extent 1 in the other.
+struct MatmulStatement {
+  DnnlArray src, weights, dst;
+};
+
+// Row-major strides of `shape`.
+std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.rank(), 1);
+  for (int d = shape.rank() - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape.dim(d + 1);
+  return strides;
 }
+
+// Dimensions (extent, stride) that together index as one: each outer
+// one's stride is the next one's stride times its extent. Extent-1
+// dimensions are dropped first. None when they do not merge.
+std::optional<std::pair<int64_t, int64_t>> Merge(std::vector<std::pair<int64_t, int64_t>> dims) {
+  dims.erase(std::remove_if(dims.begin(), dims.end(), [](auto d) { return d.first == 1; }), dims.end());
+  if (dims.empty()) return std::make_pair(int64_t{1}, int64_t{1});
+  for (size_t i = 0; i + 1 < dims.size(); ++i) {
+    if (dims[i].second != dims[i + 1].second * dims[i + 1].first) return std::nullopt;
+  }
+  int64_t extent = 1;
+  for (auto [e, s] : dims) extent *= e;
+  return std::make_pair(extent, dims.back().second);
+}
+
+std::optional<MatmulStatement> StateMatmul(const Instruction& dot, dnnl_data_type_t in_type,
+                                           dnnl_data_type_t out_type) {
+  const Attributes& a = dot.attrs();
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  const IntList lb = a.lhs_batch_dims.value_or(IntList{}), rb = a.rhs_batch_dims.value_or(IntList{});
+  const IntList lc = a.lhs_contracting_dims.value_or(IntList{});
+  const IntList rc = a.rhs_contracting_dims.value_or(IntList{});
+  const std::vector<int64_t> ls = Strides(lhs), rs = Strides(rhs), os = Strides(dot.shape());
+  auto free_dims = [](const Shape& shape, const IntList& batch, const IntList& contracting) {
+    std::vector<int64_t> free;
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+          std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+        free.push_back(d);
+      }
+    }
+    return free;
+  };
+  const std::vector<int64_t> lf = free_dims(lhs, lb, lc), rf = free_dims(rhs, rb, rc);
+
+  MatmulStatement st{{in_type, {}, {}}, {in_type, {}, {}}, {out_type, {}, {}}};
+  auto add_batch = [&](int64_t src_extent, int64_t src_stride, int64_t weights_extent,
+                       int64_t weights_stride, int64_t dst_extent, int64_t dst_stride) {
+    st.src.dims.push_back(src_extent), st.src.strides.push_back(src_stride);
+    st.weights.dims.push_back(weights_extent), st.weights.strides.push_back(weights_stride);
+    st.dst.dims.push_back(dst_extent), st.dst.strides.push_back(dst_stride);
+  };
+  // The result's dimensions are [batch, lhs free, rhs free].
+  for (size_t i = 0; i < lb.size(); ++i) {
+    const int64_t extent = lhs.dim(static_cast<int>(lb[i]));
+    add_batch(extent, ls[lb[i]], extent, rs[rb[i]], extent, os[i]);
+  }
+  // m: the longest run of lhs free dimensions, ending with the last, that
+  // merges; those before it are batch dimensions of the lhs alone. n
+  // likewise in the rhs.
+  auto merge_free = [&](const Shape& shape, const std::vector<int64_t>& strides,
+                        const std::vector<int64_t>& free, size_t& first_merged) {
+    first_merged = free.size();
+    std::pair<int64_t, int64_t> merged{1, 1};
+    while (first_merged > 0) {
+      std::vector<std::pair<int64_t, int64_t>> run;
+      for (size_t j = first_merged - 1; j < free.size(); ++j) {
+        run.push_back({shape.dim(static_cast<int>(free[j])), strides[free[j]]});
+      }
+      std::optional<std::pair<int64_t, int64_t>> wider = Merge(run);
+      if (!wider) break;
+      merged = *wider;
+      --first_merged;
+    }
+    return merged;
+  };
+  size_t lhs_merged = 0, rhs_merged = 0;
+  const auto [m, m_stride] = merge_free(lhs, ls, lf, lhs_merged);
+  const auto [n, n_stride] = merge_free(rhs, rs, rf, rhs_merged);
+  const size_t lhs_free_at = lb.size(), rhs_free_at = lb.size() + lf.size();
+  for (size_t j = 0; j < lhs_merged; ++j) {
+    const int64_t extent = lhs.dim(static_cast<int>(lf[j]));
+    add_batch(extent, ls[lf[j]], 1, 1, extent, os[lhs_free_at + j]);
+  }
+  for (size_t j = 0; j < rhs_merged; ++j) {
+    const int64_t extent = rhs.dim(static_cast<int>(rf[j]));
+    add_batch(1, 1, extent, rs[rf[j]], extent, os[rhs_free_at + j]);
+  }
+  // In the result m's run is consecutive, ending where the rhs free
+  // dimensions start; n's run is its innermost.
+  const int64_t out_m_stride = lf.empty() ? n : os[rhs_free_at - 1];
+  // k: the contracting pairs, outermost first in the lhs, merge in both.
+  std::vector<size_t> pairs(lc.size());
+  std::iota(pairs.begin(), pairs.end(), 0);
+  std::sort(pairs.begin(), pairs.end(), [&](size_t x, size_t y) { return ls[lc[x]] > ls[lc[y]]; });
+  std::vector<std::pair<int64_t, int64_t>> lk, rk;
+  for (size_t p : pairs) {
+    lk.push_back({lhs.dim(static_cast<int>(lc[p])), ls[lc[p]]});
+    rk.push_back({rhs.dim(static_cast<int>(rc[p])), rs[rc[p]]});
+  }
+  const std::optional<std::pair<int64_t, int64_t>> lhs_k = Merge(lk), rhs_k = Merge(rk);
+  if (!lhs_k || !rhs_k || lhs_k->first != rhs_k->first) return std::nullopt;
+  const int64_t k = lhs_k->first;
+  st.src.dims.insert(st.src.dims.end(), {m, k});
+  st.src.strides.insert(st.src.strides.end(), {m_stride, lhs_k->second});
+  st.weights.dims.insert(st.weights.dims.end(), {k, n});
+  st.weights.strides.insert(st.weights.strides.end(), {rhs_k->second, n_stride});
+  st.dst.dims.insert(st.dst.dims.end(), {m, n});
+  st.dst.strides.insert(st.dst.strides.end(), {out_m_stride, 1});
+  if (st.src.dims.size() == 2) {  // matmul wants the same rank everywhere, 3 at least here
+    for (DnnlArray* array : {&st.src, &st.weights, &st.dst}) {
+      array->dims.insert(array->dims.begin(), 1);
+      array->strides.insert(array->strides.begin(), 1);
+    }
+  }
+  // An extent-1 dimension's stride is never stepped; oneDNN still wants
+  // it to span what is inside it.
+  for (DnnlArray* array : {&st.src, &st.weights, &st.dst}) {
+    for (size_t d = 0; d < array->dims.size(); ++d) {
+      if (array->dims[d] != 1) continue;
+      int64_t span = 1;
+      for (size_t e = 0; e < array->dims.size(); ++e) {
+        if (e != d) span = std::max(span, array->dims[e] * array->strides[e]);
+      }
+      array->strides[d] = span;
+    }
+  }
+  return st;
+}
+
+std::optional<MatmulStatement> StateBf16Matmul(const Instruction& dot) {
+  if (!BlasHandles(dot)) return std::nullopt;
+  const DType out = dot.shape().dtype();
+  if (dot.operand(0)->shape().dtype() != DType::kBF16 ||
+      dot.operand(1)->shape().dtype() != DType::kBF16 || (out != DType::kBF16 && out != DType::kF32)) {
+    return std::nullopt;
+  }
+  return StateMatmul(dot, dnnl_bf16, out == DType::kBF16 ? dnnl_bf16 : dnnl_f32);
+}
+
+int64_t ElementBytes(dnnl_data_type_t type) { return type == dnnl_f32 ? 4 : 2; }
 
 }  // namespace
 
-bool OneDnnDotServes(const Instruction& dot) {
-  if (!BlasHandles(dot)) return false;
-  const DType out = dot.shape().dtype();
-  return dot.operand(0)->shape().dtype() == DType::kBF16 &&
-         dot.operand(1)->shape().dtype() == DType::kBF16 &&
-         (out == DType::kBF16 || out == DType::kF32) && GemmOfDot(dot).InPlace();
-}
+bool OneDnnDotServes(const Instruction& dot) { return StateBf16Matmul(dot).has_value(); }
 
 absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
                                   const Literal& rhs) {
   if (absl::Status loaded = LoadOneDnn().status(); !loaded.ok()) return loaded;
-  const DotAsGemm g = GemmOfDot(dot);
-  const bool bf16_out = dot.shape().dtype() == DType::kBF16;
-  const dnnl_data_type_t out_type = bf16_out ? dnnl_bf16 : dnnl_f32;
-  const int64_t out_bytes = bf16_out ? 2 : 4;
+  const std::optional<MatmulStatement> st = StateBf16Matmul(dot);
+  if (!st) return absl::UnimplementedError("oneDNN's matmul has no form of this dot");
   Literal out = pool.TakeLiteral(dot.shape());
   const auto* a = lhs.data<uint8_t>();
   const auto* b = rhs.data<uint8_t>();
   auto* c = out.mutable_data<uint8_t>();
-  const int64_t m = g.m, n = g.n, k = g.k;
 
-  // Whole products to threads when there are enough of them; otherwise a
-  // share of the columns of each per thread (the weights read once).
+  // Shares of the outermost batch dimension both operands have to threads
+  // when there are enough of them; otherwise a share of the columns each
+  // (the weights read once).
   // (On the 2-core AVX512-BF16 host measured, two threads of bf16
   // arithmetic ran each at half speed: Gemma's dots took as long on one.)
   ThreadPool& threads = ThreadPool::Global();
-  const bool by_batch = g.batch >= threads.size() || n < 128;
-  const int64_t side = by_batch ? g.batch : n;
-  const int64_t pieces =
-      std::max<int64_t>(1, std::min<int64_t>(threads.size(), by_batch ? side : side / 64));
-  const int64_t step = by_batch ? (side + pieces - 1) / pieces
-                                : ((side + pieces - 1) / pieces + 63) / 64 * 64;
+  const int rank = static_cast<int>(st->dst.dims.size());
+  int split = rank - 1;  // n
+  for (int d = 0; d < rank - 2; ++d) {
+    if (st->dst.dims[d] >= threads.size()) {
+      split = d;
+      break;
+    }
+  }
+  const int64_t side = st->dst.dims[split];
+  const int64_t granule = split == rank - 1 ? 64 : 1;
+  if (split == rank - 1 && side < 128) split = -1;  // too narrow to share: one call
+  const int64_t pieces = split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
+  const int64_t step = split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
   std::mutex mu;
   absl::Status status;
   threads.ParallelFor(pieces, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t p = begin; p < end; ++p) {
-      const int64_t lo = p * step, hi = std::min(side, lo + step);
-      if (lo >= hi) continue;
-      DnnlArray sa = Stack(dnnl_bf16, g.batch, m, k, g.lhs_transposed);
-      DnnlArray sb = Stack(dnnl_bf16, g.batch, k, n, g.rhs_transposed);
-      DnnlArray sc = Stack(out_type, g.batch, m, n, false);
+      MatmulStatement share = *st;
       const uint8_t *pa = a, *pb = b;
       uint8_t* pc = c;
-      if (by_batch) {
-        sa.dims[0] = sb.dims[0] = sc.dims[0] = hi - lo;
-        pa += 2 * lo * m * k;
-        pb += 2 * lo * k * n;
-        pc += out_bytes * lo * m * n;
-      } else {
-        sb.dims[2] = sc.dims[2] = hi - lo;
-        pb += 2 * (g.rhs_transposed ? lo * k : lo);
-        pc += out_bytes * lo;
+      if (split >= 0) {
+        const int64_t lo = p * step, hi = std::min(side, lo + step);
+        if (lo >= hi) continue;
+        // Each array that has the dimension (an operand's broadcast
+        // dimension has extent 1 and stays whole).
+        auto narrow = [&](DnnlArray& array, auto*& data) {
+          if (array.dims[split] == 1 && side > 1) return;
+          array.dims[split] = hi - lo;
+          data += lo * array.strides[split] * ElementBytes(array.type);
+        };
+        if (split != rank - 1) narrow(share.src, pa);  // the lhs has no n
+        narrow(share.weights, pb);
+        narrow(share.dst, pc);
       }
-      absl::Status s = OneDnnMatmul(sa, pa, sb, pb, sc, pc);
+      absl::Status s = OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
       if (!s.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         status = s;
