@@ -77,6 +77,14 @@ TEST(OneDnnDot, MatchesTheInterpreter) {
       {"batch between the others", "bf16[4,11,64]", "bf16[64,4,256]", "f32[4,11,256]",
        "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, "
        "rhs_contracting_dims={0}"},
+      // f32 that OpenBLAS would need copies for: GPT-2's attention scores.
+      {"f32, batch dimensions inside", "f32[1,4,12,64]", "f32[128,4,12,64]", "f32[4,12,1,128]",
+       "lhs_batch_dims={1,2}, lhs_contracting_dims={3}, rhs_batch_dims={1,2}, "
+       "rhs_contracting_dims={3}"},
+      // f32, many tiny products: DLRM's feature interactions.
+      {"f32, many tiny products", "f32[300,6,8]", "f32[300,6,6]", "f32[300,8,6]",
+       "lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, "
+       "rhs_contracting_dims={1}"},
   };
   for (const Case& c : cases) ExpectMatchesTheInterpreter(c);
 }
@@ -94,7 +102,7 @@ TEST(OneDnnDot, TakesBf16OperandsThatIndexAsMatrixStacks) {
   const std::string batched = "lhs_batch_dims={0}, lhs_contracting_dims={2}, "
                               "rhs_batch_dims={0}, rhs_contracting_dims={1}";
   EXPECT_TRUE(serves("bf16[4,11,64]", "bf16[4,64,256]", batched));
-  // f32 operands stay with OpenBLAS.
+  // f32 matrix stacks stay with OpenBLAS.
   EXPECT_FALSE(serves("f32[4,11,64]", "f32[4,64,256]", batched));
   // Contracting dimensions with a free one between them do not merge into
   // one k: a permuted copy would be needed.

@@ -84,8 +84,8 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
   if (lhs.element_count() == 0 || rhs.element_count() == 0) {
     return Literal(dot.shape());  // zeros
   }
-  // bf16 read as it is where oneDNN can; widened for OpenBLAS otherwise
-  // (and when oneDNN is missing).
+  // oneDNN where it takes the dot (bf16 read as it is, f32 dots OpenBLAS
+  // would need copies for); OpenBLAS otherwise, and without oneDNN.
   if (OneDnnDotServes(dot)) {
     absl::StatusOr<Literal> direct = OneDnnDot(pool, dot, lhs, rhs);
     if (direct.ok()) return direct;

@@ -260,6 +260,39 @@ absl::StatusOr<std::string> OneDnnConvolutionImplementation(const Instruction& c
                       copied.empty() ? "" : ", reordering ", absl::StrJoin(copied, " and "));
 }
 
+absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instruction& conv) {
+  absl::StatusOr<const OneDnn*> library = LoadOneDnn();
+  if (!library.ok()) return library.status();
+  const OneDnn& d = **library;
+  const std::optional<Statement> st = State(conv);
+  if (!st) return absl::UnimplementedError("oneDNN has no form of this convolution");
+  const int team = ThreadPool::Global().size();
+  std::array<dnnl_memory_desc_t, 3> any;
+  for (Role r : {kSource, kWeights, kDestination}) {
+    absl::StatusOr<dnnl_memory_desc_t> md = DescribeAny(d, st->arrays[r].type, st->arrays[r].dims);
+    if (!md.ok()) return md.status();
+    any[r] = *md;
+  }
+  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(team);
+  absl::StatusOr<Primitive> primitive = Create(d, *st, any);
+  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+  if (!primitive.ok()) return primitive.status();
+  auto memory = std::make_shared<std::array<std::vector<uint8_t>, 3>>();
+  for (Role r : {kSource, kWeights, kDestination}) {
+    (*memory)[r].assign(d.memory_desc_get_size(&primitive->Layout(Argument(st->form, r))), 0);
+  }
+  const Form form = st->form;
+  const Primitive p = *primitive;  // kept for the process, like every primitive
+  return std::function<absl::Status()>([&d, p, form, memory, team]() {
+    return Execute(d, p,
+                   {{Argument(form, kSource), &p.Layout(Argument(form, kSource)), (*memory)[kSource].data()},
+                    {Argument(form, kWeights), &p.Layout(Argument(form, kWeights)), (*memory)[kWeights].data()},
+                    {Argument(form, kDestination), &p.Layout(Argument(form, kDestination)),
+                     (*memory)[kDestination].data()}},
+                   team);
+  });
+}
+
 absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& conv,
                                           const Literal& input, const Literal& kernel) {
   absl::StatusOr<const OneDnn*> library = LoadOneDnn();

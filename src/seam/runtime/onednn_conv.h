@@ -9,6 +9,8 @@
 // team.
 #pragma once
 
+#include <functional>
+
 #include "absl/status/statusor.h"
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
@@ -26,6 +28,12 @@ bool OneDnnConvolutionServes(const Instruction& conv);
 // arrays it copies into its own layouts (for plans and tests); an error
 // where OneDnnConvolution would not run it.
 absl::StatusOr<std::string> OneDnnConvolutionImplementation(const Instruction& conv);
+
+// For benchmarks: oneDNN's convolution primitive alone, as a library's own
+// benchmark times it: every array in the layouts it picks, prepared once,
+// on its OpenMP team of as many threads as Seam's pool. Each call of the
+// function returned runs it once.
+absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instruction& conv);
 
 // The result and temporaries come from `pool`; oneDNN's OpenMP team runs
 // on as many threads as Seam's pool has.
