@@ -86,10 +86,7 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
   }
   // oneDNN where it takes the dot (bf16 read as it is, f32 dots OpenBLAS
   // would need copies for); OpenBLAS otherwise, and without oneDNN.
-  if (OneDnnDotServes(dot)) {
-    absl::StatusOr<Literal> direct = OneDnnDot(pool, dot, lhs, rhs);
-    if (direct.ok()) return direct;
-  }
+  if (absl::StatusOr<Literal> direct = OneDnnDot(pool, dot, lhs, rhs); direct.ok()) return direct;
   const DotAsGemm g = GemmOfDot(dot);
   const int64_t batch = g.batch, m = g.m, n = g.n, k = g.k;
   const bool lhs_transposed = g.lhs_transposed, rhs_transposed = g.rhs_transposed;

@@ -18,9 +18,8 @@ absl::StatusOr<Literal> RunHostBlas(BufferPool& pool, const Instruction& i, cons
   if (i.opcode() == Opcode::kConvolution) {
     // oneDNN's direct convolutions where it has them; im2col otherwise (and
     // without oneDNN).
-    if (OneDnnConvolutionServes(i)) {
-      absl::StatusOr<Literal> direct = OneDnnConvolution(pool, i, lhs, rhs);
-      if (direct.ok()) return direct;
+    if (absl::StatusOr<Literal> direct = OneDnnConvolution(pool, i, lhs, rhs); direct.ok()) {
+      return direct;
     }
     return BlasConvolution(pool, i, lhs, rhs);
   }

@@ -166,6 +166,13 @@ const dnnl_memory_desc_t& Primitive::Layout(int arg) const {
   return *d.primitive_desc_query_md(desc, dnnl_query_exec_arg_md, arg);
 }
 
+absl::string_view Primitive::Implementation() const {
+  const OneDnn& d = **LoadOneDnn();
+  const char* implementation = nullptr;
+  d.primitive_desc_query(desc, dnnl_query_impl_info_str, 0, &implementation);
+  return implementation == nullptr ? "?" : implementation;
+}
+
 absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t desc,
                                           const_dnnl_primitive_desc_t hint) {
   absl::StatusOr<dnnl_primitive_attr_t> attr = UserScratchAttributes(d);

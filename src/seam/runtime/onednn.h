@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace seam::runtime {
 
@@ -61,6 +62,9 @@ struct DnnlArray {
   dnnl_data_type_t type;
   std::vector<int64_t> dims;
   std::vector<int64_t> strides;  // in elements
+
+  // Bytes an element takes (the types Seam gives oneDNN: f32, bf16, u8).
+  int64_t element_bytes() const { return type == dnnl_f32 ? 4 : type == dnnl_u8 ? 1 : 2; }
 };
 
 // A primitive kept for the life of the process (with the choices it made:
@@ -72,6 +76,8 @@ struct Primitive {
 
   // The layout the primitive takes argument `arg` (DNNL_ARG_*) in.
   const dnnl_memory_desc_t& Layout(int arg) const;
+  // The name of the implementation oneDNN chose ("brgconv:avx512_core").
+  absl::string_view Implementation() const;
 };
 
 // The primitive of an operation descriptor (a backward one needs its
@@ -79,6 +85,17 @@ struct Primitive {
 // loops for the problem.
 absl::StatusOr<Primitive> CreatePrimitive(const OneDnn& d, const_dnnl_op_desc_t desc,
                                           const_dnnl_primitive_desc_t hint = nullptr);
+// `create` with oneDNN's OpenMP team at `team` threads: a primitive shares
+// its work out among the threads there are when it is created, and runs so
+// whatever the team is when it runs.
+template <typename T>
+absl::StatusOr<T> CreatedForTeam(const OneDnn& d, int team,
+                                 absl::FunctionRef<absl::StatusOr<T>()> create) {
+  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(team);
+  absl::StatusOr<T> made = create();
+  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+  return made;
+}
 // Frees a primitive that is not kept (those in Cached live on).
 void DestroyPrimitive(const OneDnn& d, Primitive& p);
 // The primitive that copies an array from one layout into another.

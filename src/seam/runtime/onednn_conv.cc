@@ -4,12 +4,11 @@
 #include <array>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/string_view.h"
 #include "seam/runtime/onednn.h"
 #include "seam/runtime/onednn_conv_form.h"
 #include "seam/runtime/thread_pool.h"
@@ -98,9 +97,7 @@ absl::StatusOr<ConvolutionPlan> MakePlan(const OneDnn& d, const Statement& st) {
   // channel-major layouts) takes its blocked layouts and depthwise kernel
   // instead, with the copies: MobileNetV2's library time 4.7 -> 3.0 s.
   // (Not for other convolutions: its other NCHW ones took 4.7 s that way.)
-  const char* implementation = nullptr;
-  d.primitive_desc_query(convolution->desc, dnnl_query_impl_info_str, 0, &implementation);
-  if (st.depthwise && absl::string_view(implementation).find("gemm") != absl::string_view::npos) {
+  if (st.depthwise && absl::StrContains(convolution->Implementation(), "gemm")) {
     absl::StatusOr<Primitive> blocked = Create(d, st, any);
     if (blocked.ok()) {
       DestroyPrimitive(d, *convolution);
@@ -156,9 +153,8 @@ absl::StatusOr<const ConvolutionPlan*> PlanOf(const OneDnn& d, const Statement& 
       Cached<std::shared_ptr<const ConvolutionPlan>>(
           absl::StrCat(StatementKey(st), " team ", team),
           [&]() -> absl::StatusOr<std::shared_ptr<const ConvolutionPlan>> {
-            if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(team);
-            absl::StatusOr<ConvolutionPlan> made = MakePlan(d, st);
-            if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+            absl::StatusOr<ConvolutionPlan> made =
+                CreatedForTeam<ConvolutionPlan>(d, team, [&] { return MakePlan(d, st); });
             if (!made.ok()) return made.status();
             return std::make_shared<const ConvolutionPlan>(*std::move(made));
           });
@@ -172,8 +168,6 @@ struct Share {
   Statement statement;
   std::array<int64_t, 3> byte_offsets{0, 0, 0};
 };
-
-int64_t ElementBytes(dnnl_data_type_t type) { return type == dnnl_f32 ? 4 : 2; }
 
 // The shares of `st` among `threads`: its image batch when there are
 // enough images; else the output features of a forward convolution when
@@ -193,7 +187,7 @@ std::vector<Share> Shares(const Statement& st, int threads) {
       for (auto [role, dim] : roles) {
         DnnlArray& a = share.statement.arrays[role];
         a.dims[dim] = std::min(step, extent - lo);
-        share.byte_offsets[role] = lo * a.strides[dim] * ElementBytes(a.type);
+        share.byte_offsets[role] = lo * a.strides[dim] * a.element_bytes();
       }
       shares.push_back(std::move(share));
     }
@@ -206,6 +200,19 @@ std::vector<Share> Shares(const Statement& st, int threads) {
     return split(features, {{kWeights, 0}, {kDestination, 1}}, 16);
   }
   return {Share{st, {0, 0, 0}}};
+}
+
+// Runs the convolution primitive `p` on arrays already in its layouts,
+// by role.
+absl::Status RunConvolution(const OneDnn& d, const Primitive& p, Form form,
+                            const std::array<uint8_t*, 3>& data, int team) {
+  const int src = Argument(form, kSource), weights = Argument(form, kWeights),
+            dst = Argument(form, kDestination);
+  return Execute(d, p,
+                 {{src, &p.Layout(src), data[kSource]},
+                  {weights, &p.Layout(weights), data[kWeights]},
+                  {dst, &p.Layout(dst), data[kDestination]}},
+                 team);
 }
 
 // Runs one convolution of `plan`: its inputs reordered from `plain` into
@@ -229,14 +236,7 @@ absl::Status RunShare(const OneDnn& d, const ConvolutionPlan& plan, Form form,
       }
     }
   }
-  if (absl::Status s = Execute(d, plan.convolution,
-                               {{Argument(form, kSource), layout[kSource], data[kSource]},
-                                {Argument(form, kWeights), layout[kWeights], data[kWeights]},
-                                {Argument(form, kDestination), layout[kDestination], data[kDestination]}},
-                               team);
-      !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = RunConvolution(d, plan.convolution, form, data, team); !s.ok()) return s;
   if (!plan.reorders[result]) return absl::OkStatus();
   return Execute(d, *plan.reorders[result],
                  {{DNNL_ARG_FROM, layout[result], data[result]}, {DNNL_ARG_TO, &plan.plain[result], plain[result]}},
@@ -254,14 +254,12 @@ absl::StatusOr<std::string> OneDnnConvolutionImplementation(const Instruction& c
   if (!st) return absl::UnimplementedError("oneDNN has no form of this convolution");
   absl::StatusOr<const ConvolutionPlan*> plan = PlanOf(**library, *st, ThreadPool::Global().size());
   if (!plan.ok()) return plan.status();
-  const char* implementation = nullptr;
-  (*library)->primitive_desc_query((*plan)->convolution.desc, dnnl_query_impl_info_str, 0, &implementation);
   std::vector<std::string> copied;
   const char* kRoleNames[3] = {"source", "weights", "destination"};
   for (int r = 0; r < 3; ++r) {
     if ((*plan)->reorders[r]) copied.push_back(kRoleNames[r]);
   }
-  return absl::StrCat(FormName(st->form), " ", implementation ? implementation : "?",
+  return absl::StrCat(FormName(st->form), " ", (*plan)->convolution.Implementation(),
                       copied.empty() ? "" : ", reordering ", absl::StrJoin(copied, " and "));
 }
 
@@ -278,9 +276,8 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instr
     if (!md.ok()) return md.status();
     any[r] = *md;
   }
-  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(team);
-  absl::StatusOr<Primitive> primitive = Create(d, *st, any);
-  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+  absl::StatusOr<Primitive> primitive =
+      CreatedForTeam<Primitive>(d, team, [&] { return Create(d, *st, any); });
   if (!primitive.ok()) return primitive.status();
   auto memory = std::make_shared<std::array<std::vector<uint8_t>, 3>>();
   for (Role r : {kSource, kWeights, kDestination}) {
@@ -289,22 +286,19 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instr
   const Form form = st->form;
   const Primitive p = *primitive;  // kept for the process, like every primitive
   return std::function<absl::Status()>([&d, p, form, memory, team]() {
-    return Execute(d, p,
-                   {{Argument(form, kSource), &p.Layout(Argument(form, kSource)), (*memory)[kSource].data()},
-                    {Argument(form, kWeights), &p.Layout(Argument(form, kWeights)), (*memory)[kWeights].data()},
-                    {Argument(form, kDestination), &p.Layout(Argument(form, kDestination)),
-                     (*memory)[kDestination].data()}},
-                   team);
+    return RunConvolution(d, p, form, {(*memory)[kSource].data(), (*memory)[kWeights].data(),
+                                       (*memory)[kDestination].data()},
+                          team);
   });
 }
 
 absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& conv,
                                           const Literal& input, const Literal& kernel) {
+  const std::optional<Statement> st = State(conv);
+  if (!st) return absl::UnimplementedError("oneDNN has no form of this convolution");
   absl::StatusOr<const OneDnn*> library = LoadOneDnn();
   if (!library.ok()) return library.status();
   const OneDnn& d = **library;
-  const std::optional<Statement> st = State(conv);
-  if (!st) return absl::UnimplementedError("oneDNN has no form of this convolution");
   ThreadPool& threads = ThreadPool::Global();
   const std::vector<Share> shares = Shares(*st, threads.size());
   // One share runs on oneDNN's OpenMP team; several on Seam's threads,
@@ -354,17 +348,11 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
     if (absl::Status s = run(0); !s.ok()) return s;
     return out;
   }
-  std::mutex mu;
-  absl::Status status;
-  threads.ParallelFor(static_cast<int64_t>(shares.size()), 1, [&](int64_t begin, int64_t end, int) {
-    for (int64_t i = begin; i < end; ++i) {
-      if (absl::Status s = run(static_cast<size_t>(i)); !s.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        status = s;
-      }
-    }
-  });
-  if (!status.ok()) return status;
+  if (absl::Status s = threads.ParallelForEach(static_cast<int64_t>(shares.size()),
+                                               [&](int64_t i) { return run(static_cast<size_t>(i)); });
+      !s.ok()) {
+    return s;
+  }
   return out;
 }
 

@@ -35,8 +35,10 @@ absl::StatusOr<std::string> OneDnnConvolutionImplementation(const Instruction& c
 // function returned runs it once.
 absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instruction& conv);
 
-// The result and temporaries come from `pool`; oneDNN's OpenMP team runs
-// on as many threads as Seam's pool has.
+// The result and temporaries come from `pool`; the work is shared out over
+// Seam's pool, or else run on oneDNN's OpenMP team of as many threads.
+// Unimplemented for a convolution it does not serve (callers go on to
+// im2col).
 absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& conv,
                                           const Literal& input, const Literal& kernel);
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <memory>
-#include <mutex>
 #include <numeric>
 #include <optional>
 
@@ -169,8 +168,6 @@ std::optional<MatmulStatement> StateLibraryMatmul(const Instruction& dot) {
   return std::nullopt;
 }
 
-int64_t ElementBytes(dnnl_data_type_t type) { return type == dnnl_f32 ? 4 : 2; }
-
 }  // namespace
 
 absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instruction& dot) {
@@ -198,9 +195,8 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instructio
     return absl::InvalidArgumentError("oneDNN: a matmul it cannot describe");
   }
   const int team = ThreadPool::Global().size();
-  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(team);
-  absl::StatusOr<Primitive> matmul = CreatePrimitive(d, &desc);
-  if (d.omp_set_num_threads != nullptr) d.omp_set_num_threads(1);
+  absl::StatusOr<Primitive> matmul =
+      CreatedForTeam<Primitive>(d, team, [&] { return CreatePrimitive(d, &desc); });
   if (!matmul.ok()) return matmul.status();
   const dnnl_memory_desc_t weights = matmul->Layout(DNNL_ARG_WEIGHTS);
   auto memory = std::make_shared<std::array<std::vector<uint8_t>, 3>>();
@@ -222,9 +218,9 @@ bool OneDnnDotServes(const Instruction& dot) { return StateLibraryMatmul(dot).ha
 
 absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
                                   const Literal& rhs) {
-  if (absl::Status loaded = LoadOneDnn().status(); !loaded.ok()) return loaded;
   const std::optional<MatmulStatement> st = StateLibraryMatmul(dot);
   if (!st) return absl::UnimplementedError("oneDNN's matmul has no form of this dot");
+  if (absl::Status loaded = LoadOneDnn().status(); !loaded.ok()) return loaded;
   Literal out = pool.TakeLiteral(dot.shape());
   const auto* a = lhs.data<uint8_t>();
   const auto* b = rhs.data<uint8_t>();
@@ -249,35 +245,27 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
   if (split == rank - 1 && side < 128) split = -1;  // too narrow to share: one call
   const int64_t pieces = split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
   const int64_t step = split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
-  std::mutex mu;
-  absl::Status status;
-  threads.ParallelFor(pieces, 1, [&](int64_t begin, int64_t end, int) {
-    for (int64_t p = begin; p < end; ++p) {
-      MatmulStatement share = *st;
-      const uint8_t *pa = a, *pb = b;
-      uint8_t* pc = c;
-      if (split >= 0) {
-        const int64_t lo = p * step, hi = std::min(side, lo + step);
-        if (lo >= hi) continue;
-        // Each array that has the dimension (an operand's broadcast
-        // dimension has extent 1 and stays whole).
-        auto narrow = [&](DnnlArray& array, auto*& data) {
-          if (array.dims[split] == 1 && side > 1) return;
-          array.dims[split] = hi - lo;
-          data += lo * array.strides[split] * ElementBytes(array.type);
-        };
-        if (split != rank - 1) narrow(share.src, pa);  // the lhs has no n
-        narrow(share.weights, pb);
-        narrow(share.dst, pc);
-      }
-      absl::Status s = OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
-      if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        status = s;
-      }
+  absl::Status shared = threads.ParallelForEach(pieces, [&](int64_t p) -> absl::Status {
+    MatmulStatement share = *st;
+    const uint8_t *pa = a, *pb = b;
+    uint8_t* pc = c;
+    if (split >= 0) {
+      const int64_t lo = p * step, hi = std::min(side, lo + step);
+      if (lo >= hi) return absl::OkStatus();
+      // Each array that has the dimension (an operand's broadcast
+      // dimension has extent 1 and stays whole).
+      auto narrow = [&](DnnlArray& array, auto*& data) {
+        if (array.dims[split] == 1 && side > 1) return;
+        array.dims[split] = hi - lo;
+        data += lo * array.strides[split] * array.element_bytes();
+      };
+      if (split != rank - 1) narrow(share.src, pa);  // the lhs has no n
+      narrow(share.weights, pb);
+      narrow(share.dst, pc);
     }
+    return OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
   });
-  if (!status.ok()) return status;
+  if (!shared.ok()) return shared;
   return out;
 }
 

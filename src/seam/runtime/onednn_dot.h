@@ -30,6 +30,7 @@ bool OneDnnDotServes(const Instruction& dot);
 absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instruction& dot);
 
 // The result comes from `pool`; the work is split over Seam's pool.
+// Unimplemented for a dot it does not serve (callers go on to OpenBLAS).
 absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
                                   const Literal& rhs);
 

@@ -130,6 +130,21 @@ void ThreadPool::RunChunks(int worker) {
   }
 }
 
+absl::Status ThreadPool::ParallelForEach(int64_t tasks,
+                                         absl::FunctionRef<absl::Status(int64_t task)> task) {
+  std::mutex mu;
+  absl::Status first;
+  ParallelFor(tasks, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (absl::Status s = task(i); !s.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first.ok()) first = s;
+      }
+    }
+  });
+  return first;
+}
+
 void ThreadPool::ParallelFor(int64_t tasks, int64_t grain,
                              absl::FunctionRef<void(int64_t begin, int64_t end, int worker)> body) {
   if (tasks <= 0) return;

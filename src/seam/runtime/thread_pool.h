@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "seam/codegen/cpu_kernel_abi.h"
 
 namespace seam::runtime {
@@ -41,6 +42,10 @@ class ThreadPool {
   // loop runs, runs on the calling thread alone.
   void ParallelFor(int64_t tasks, int64_t grain,
                    absl::FunctionRef<void(int64_t begin, int64_t end, int worker)> body);
+
+  // Runs task(i) once for each i in [0, tasks), one task a chunk, and
+  // returns the first failure (every task runs either way).
+  absl::Status ParallelForEach(int64_t tasks, absl::FunctionRef<absl::Status(int64_t task)> task);
 
   // The pool as generated kernels see it.
   const seam_pool* c_interface() const { return &c_interface_; }
