@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "seam/eval/index_util.h"
 #include "seam/runtime/onednn.h"
 #include "seam/runtime/onednn_conv_form.h"
 #include "seam/runtime/thread_pool.h"
@@ -130,19 +131,13 @@ void FlipKernel(const Instruction& conv, const Literal& kernel, const std::vecto
   for (size_t s = 0; s < flip.size(); ++s) reversed[l.kernel_spatial[s]] = flip[s];
   const size_t bytes = DTypeByteSize(shape.dtype());
   const uint8_t* from = kernel.data<uint8_t>();
-  std::vector<int64_t> index(rank, 0);
-  const int64_t count = kernel.element_count();
-  for (int64_t e = 0; e < count; ++e) {
+  ForEachIndex(shape.dims(), [&](absl::Span<const int64_t> index, int64_t linear) {
     int64_t target = 0;
     for (int d = 0; d < rank; ++d) {
       target = target * shape.dim(d) + (reversed[d] ? shape.dim(d) - 1 - index[d] : index[d]);
     }
-    std::memcpy(to + target * bytes, from + e * bytes, bytes);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < shape.dim(d)) break;
-      index[d] = 0;
-    }
-  }
+    std::memcpy(to + target * bytes, from + linear * bytes, bytes);
+  });
 }
 
 // The plan of `st` for an OpenMP team of `team` threads (oneDNN shares the

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "seam/eval/index_util.h"
 
 namespace seam::runtime::onednn_conv {
 namespace {
@@ -18,11 +19,8 @@ struct HloArray {
   dnnl_data_type_t type;
   std::vector<int64_t> dims, strides;
 
-  HloArray(dnnl_data_type_t t, const Shape& shape) : type(t) {
-    dims.assign(shape.dims().begin(), shape.dims().end());
-    strides.assign(dims.size(), 1);
-    for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  }
+  HloArray(dnnl_data_type_t t, const Shape& shape)
+      : type(t), dims(shape.dims()), strides(RowMajorStrides(shape.dims())) {}
   // The array whose dimensions are `leading` (size, stride) pairs followed
   // by the operand's dimensions `spatial`.
   DnnlArray Array(std::vector<std::pair<int64_t, int64_t>> leading, const IntList& spatial) const {

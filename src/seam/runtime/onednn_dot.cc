@@ -6,6 +6,7 @@
 #include <numeric>
 #include <optional>
 
+#include "seam/eval/index_util.h"
 #include "seam/runtime/blas_dot.h"
 #include "seam/runtime/onednn.h"
 #include "seam/runtime/thread_pool.h"
@@ -20,13 +21,6 @@ namespace {
 struct MatmulStatement {
   DnnlArray src, weights, dst;
 };
-
-// Row-major strides of `shape`.
-std::vector<int64_t> Strides(const Shape& shape) {
-  std::vector<int64_t> strides(shape.rank(), 1);
-  for (int d = shape.rank() - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape.dim(d + 1);
-  return strides;
-}
 
 // Dimensions (extent, stride) that together index as one: each outer
 // one's stride is the next one's stride times its extent. Extent-1
@@ -50,7 +44,8 @@ std::optional<MatmulStatement> StateMatmul(const Instruction& dot, dnnl_data_typ
   const IntList lb = a.lhs_batch_dims.value_or(IntList{}), rb = a.rhs_batch_dims.value_or(IntList{});
   const IntList lc = a.lhs_contracting_dims.value_or(IntList{});
   const IntList rc = a.rhs_contracting_dims.value_or(IntList{});
-  const std::vector<int64_t> ls = Strides(lhs), rs = Strides(rhs), os = Strides(dot.shape());
+  const std::vector<int64_t> ls = RowMajorStrides(lhs.dims()), rs = RowMajorStrides(rhs.dims()),
+                             os = RowMajorStrides(dot.shape().dims());
   auto free_dims = [](const Shape& shape, const IntList& batch, const IntList& contracting) {
     std::vector<int64_t> free;
     for (int64_t d = 0; d < shape.rank(); ++d) {
