@@ -2,8 +2,9 @@
 // plan the executor can run: each fusible op is computed by some kernel;
 // nothing else is; a value a kernel reads from outside is written by
 // another kernel or produced outside kernels; the kernels form no cycle;
-// XLA's kernels keep every edge thread-local; and the papers' ordering
-// holds: none >= xla >= stitch in memory-intensive kernels.
+// XLA's kernels keep every edge thread-local; library calls' epilogues hold
+// what no kernel computes and read only written values; and the papers'
+// ordering holds: none >= xla >= stitch in memory-intensive kernels.
 #include <filesystem>
 #include <map>
 
@@ -43,6 +44,8 @@ std::vector<std::unique_ptr<Module>> LoadOptimized(const std::string& file) {
 }
 
 // Checks one computation's plan; returns a description of the first problem.
+// A library call with an epilogue is one unit computing the call and the
+// epilogue's ops, writing the epilogue's result.
 std::string Problems(const ComputationPlan& plan, Strategy strategy) {
   absl::flat_hash_map<const Instruction*, std::vector<int>> kernels_of;
   absl::flat_hash_map<const Instruction*, int> writer;
@@ -52,42 +55,83 @@ std::string Problems(const ComputationPlan& plan, Strategy strategy) {
       if (!writer.try_emplace(o, k.id).second) return "two kernels write " + o->name();
     }
   }
+  int n_units = static_cast<int>(plan.kernels.size());
+  absl::flat_hash_map<const Instruction*, int> epilogue_unit;  // the call and its chain
+  std::vector<std::pair<int, std::vector<const Instruction*>>> epilogues;
+  for (const StandaloneOp& call : plan.library_calls) {
+    if (call.epilogue.empty()) continue;
+    if (strategy == Strategy::kNone) return call.op->name() + ": an epilogue under strategy none";
+    const int unit = n_units++;
+    std::vector<const Instruction*> members = call.epilogue.ops;
+    members.push_back(call.op);
+    for (const Instruction* m : members) {
+      if (m->opcode() == Opcode::kBroadcast) continue;  // recomputed, kernels may hold it too
+      if (kernels_of.contains(m)) return m->name() + " is in a kernel and in an epilogue";
+      if (!epilogue_unit.try_emplace(m, unit).second) return m->name() + " is in two epilogues";
+    }
+    if (!writer.try_emplace(call.epilogue.result, unit).second) {
+      return call.epilogue.result->name() + " is written twice";
+    }
+    epilogues.push_back({unit, std::move(members)});
+  }
+  absl::flat_hash_set<const Instruction*> in_epilogues;
+  for (const auto& [unit, members] : epilogues) in_epilogues.insert(members.begin(), members.end() - 1);
   for (const auto& i : plan.computation->instructions()) {
     bool fusible = IsFusible(ClassifyOp(*i));
-    if (fusible != kernels_of.contains(i.get())) {
+    bool computed = kernels_of.contains(i.get()) || in_epilogues.contains(i.get());
+    if (fusible != computed) {
       return i->name() + (fusible ? " is fusible but in no kernel" : " is in a kernel");
     }
   }
-  // Kernel graph: node k for kernel k, plus one node per other instruction.
-  int n_kernels = static_cast<int>(plan.kernels.size());
+  // Unit graph: node k for kernel k, one per epilogue, plus one node per
+  // other instruction.
   absl::flat_hash_map<const Instruction*, int> node;
   auto node_of_value = [&](const Instruction* v) {
     auto w = writer.find(v);
     if (w != writer.end()) return w->second;
-    auto [it, inserted] = node.try_emplace(v, n_kernels + static_cast<int>(node.size()));
+    auto e = epilogue_unit.find(v);
+    if (e != epilogue_unit.end()) return e->second;
+    auto [it, inserted] = node.try_emplace(v, n_units + static_cast<int>(node.size()));
     return it->second;
   };
   std::map<int, std::set<int>> edges;
-  for (const Kernel& k : plan.kernels) {
-    absl::flat_hash_set<const Instruction*> members(k.instructions.begin(), k.instructions.end());
-    for (const Instruction* i : k.instructions) {
+  auto read_from_outside = [&](int unit, const std::vector<const Instruction*>& members,
+                               const std::string& name) -> std::string {
+    absl::flat_hash_set<const Instruction*> own(members.begin(), members.end());
+    for (const Instruction* i : members) {
       for (const Instruction* o : i->operands()) {
-        if (members.contains(o)) continue;
+        if (own.contains(o)) continue;
         if (kernels_of.contains(o) && !writer.contains(o)) {
-          return k.Name() + " reads " + o->name() + ", which no kernel writes";
+          return name + " reads " + o->name() + ", which no kernel writes";
+        }
+        if (epilogue_unit.contains(o) && !writer.contains(o)) {
+          return name + " reads " + o->name() + ", inside an epilogue";
         }
         int from = node_of_value(o);
-        if (from != k.id) edges[from].insert(k.id);
+        if (from != unit) edges[from].insert(unit);
       }
     }
+    return "";
+  };
+  for (const Kernel& k : plan.kernels) {
+    if (std::string p = read_from_outside(k.id, k.instructions, k.Name()); !p.empty()) return p;
     if (strategy == Strategy::kXla) {
       for (const Edge& e : k.edges) {
         if (e.scheme != Scheme::kLocal) return k.Name() + ": xla kernel with a non-local edge";
       }
     }
   }
+  for (const auto& [unit, members] : epilogues) {
+    if (std::string p = read_from_outside(unit, members, members.back()->name() + "'s epilogue");
+        !p.empty()) {
+      return p;
+    }
+  }
   for (const auto& i : plan.computation->instructions()) {
-    if (kernels_of.contains(i.get())) continue;
+    if (kernels_of.contains(i.get()) || epilogue_unit.contains(i.get()) ||
+        in_epilogues.contains(i.get())) {
+      continue;
+    }
     int to = node_of_value(i.get());
     for (const Instruction* o : i->operands()) edges[node_of_value(o)].insert(to);
   }

@@ -19,6 +19,11 @@ namespace seam::runtime {
 struct RandomConv {
   std::string text;  // the module
   std::string description;
+  // Its pieces, for modules of several: element type, operand and result
+  // dimensions, the convolution's attributes.
+  std::string type;
+  std::vector<int64_t> in_dims, kernel_dims, out_dims;
+  std::string attrs;
 };
 
 inline std::string Dims(const std::vector<int64_t>& dims) { return absl::StrJoin(dims, ","); }
@@ -89,6 +94,11 @@ inline RandomConv GenerateConvolution(std::mt19937& rng) {
                            "] parameter(1)\n  ROOT c = ", type, "[", Dims(out_dims),
                            "] convolution(a, b), ", attrs, "\n}\n");
   conv.description = attrs;
+  conv.type = type;
+  conv.in_dims = in_dims;
+  conv.kernel_dims = kernel_dims;
+  conv.out_dims = out_dims;
+  conv.attrs = attrs;
   return conv;
 }
 

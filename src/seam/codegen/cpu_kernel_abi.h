@@ -1,6 +1,7 @@
 // How Seam calls a generated CPU kernel, shared word for word by the
 // runtime and (embedded in the prelude) the generated code:
 //   void kernel(void* const* buffers, const seam_pool* threads);
+//   void epilogue(void* const* buffers, int64_t begin, int64_t end);
 // `threads` is Seam's thread pool; a kernel runs its parallel loops on it
 // through seam_parallel and never starts threads of its own.
 #pragma once
@@ -21,6 +22,10 @@ struct seam_pool {
   int workers;
 };
 typedef void (*seam_cpu_kernel)(void* const* buffers, const seam_pool* threads);
+// A library call's epilogue: its result at the row-major positions
+// [begin, end) of the call's result, computed on the calling thread (the
+// one that just produced that piece).
+typedef void (*seam_cpu_epilogue)(void* const* buffers, int64_t begin, int64_t end);
 }
 
 // Runs fn(begin, end, worker) over [0, tasks) on the calling thread.

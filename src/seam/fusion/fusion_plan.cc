@@ -50,6 +50,10 @@ PlanTotals FusionPlan::Totals() const {
     for (const StandaloneOp& l : c.library_calls) {
       ++t.library_calls;
       t.library_cost += l.cost;
+      if (!l.epilogue.empty()) {
+        ++t.epilogues;
+        t.epilogue_bytes_saved += l.epilogue.bytes_saved;
+      }
     }
   }
   return t;

@@ -102,12 +102,26 @@ struct Kernel {
   const Instruction* Dominant() const;
 };
 
+// The elementwise consumers of a library call's result attached to the
+// call (its epilogue: bias, activation, residual add, scale, convert): they
+// run on each piece of the result as the library produces it, while it is
+// in cache, instead of in a kernel that reads the whole result back.
+struct Epilogue {
+  std::vector<const Instruction*> ops;     // post order: the chain, and broadcasts it reads
+  const Instruction* result = nullptr;     // what the call writes instead: the chain's last op
+  std::vector<const Instruction*> inputs;  // what else it reads from memory (a bias, a residual)
+  double bytes_saved = 0;                  // the call's own result, written and read back
+
+  bool empty() const { return ops.empty(); }
+};
+
 // An op run outside the stitched kernels: a library call (dot,
 // convolution), a memory-intensive op Seam does not stitch (gather, sort...)
 // or an opaque one (custom-call).
 struct StandaloneOp {
   const Instruction* op = nullptr;
   Cost cost;
+  Epilogue epilogue;  // library calls only
 };
 
 // A fusion a strategy considered and refused, and why.
@@ -130,6 +144,8 @@ struct PlanTotals {
   int64_t kernels = 0;             // stitched kernels that launch (aliases excluded)
   int64_t standalone_kernels = 0;  // memory-intensive ops Seam runs one by one
   int64_t library_calls = 0;
+  int64_t epilogues = 0;            // library calls with an epilogue
+  double epilogue_bytes_saved = 0;  // their results no longer written and read back
   int64_t aliases = 0;
   Cost cost;  // kernels and standalone ops (library calls apart)
   Cost library_cost;

@@ -67,6 +67,10 @@ void AppendTotals(std::string& out, const PlanTotals& t) {
                         Bytes(t.cost.dram_bytes()), Bytes(t.cost.dram_read_bytes),
                         Bytes(t.cost.dram_write_bytes), Bytes(t.cost.scratch_bytes),
                         t.cost.grid_barriers, t.cost.time_us, t.library_cost.time_us);
+  if (t.epilogues > 0) {
+    absl::StrAppendFormat(&out, "epilogues: %d library call(s) run their consumers, saving %s\n",
+                          t.epilogues, Bytes(t.epilogue_bytes_saved));
+  }
 }
 
 nlohmann::json NameList(const std::vector<const Instruction*>& list) {
@@ -96,6 +100,25 @@ nlohmann::json CostJson(const Cost& c) {
           {"parallelism", c.parallelism},         {"time_us", c.time_us}};
 }
 
+// "  epilogue: add.3 maximum.4 -> maximum.4, reads bias, saves 1.6 MB"
+void AppendEpilogue(std::string& out, const Epilogue& e) {
+  absl::StrAppend(&out, "  epilogue:");
+  for (const Instruction* op : e.ops) absl::StrAppend(&out, " ", op->name());
+  absl::StrAppend(&out, " -> ", e.result->name());
+  if (!e.inputs.empty()) {
+    absl::StrAppend(&out, ", reads");
+    for (const Instruction* v : e.inputs) absl::StrAppend(&out, " ", v->name());
+  }
+  absl::StrAppendFormat(&out, ", saves %s\n", Bytes(e.bytes_saved));
+}
+
+nlohmann::json EpilogueJson(const Epilogue& e) {
+  nlohmann::json ops = nlohmann::json::array(), inputs = nlohmann::json::array();
+  for (const Instruction* op : e.ops) ops.push_back(op->name());
+  for (const Instruction* v : e.inputs) inputs.push_back(v->name());
+  return {{"ops", ops}, {"result", e.result->name()}, {"inputs", inputs}, {"bytes_saved", e.bytes_saved}};
+}
+
 nlohmann::json StandaloneJson(const std::vector<StandaloneOp>& ops, const Computation& c) {
   nlohmann::json list = nlohmann::json::array();
   for (const StandaloneOp& s : ops) {
@@ -103,6 +126,7 @@ nlohmann::json StandaloneJson(const std::vector<StandaloneOp>& ops, const Comput
                     {"opcode", std::string(OpcodeName(s.op->opcode()))},
                     {"computation", c.name()},
                     {"cost", CostJson(s.cost)}});
+    if (!s.epilogue.empty()) list.back()["epilogue"] = EpilogueJson(s.epilogue);
   }
   return list;
 }
@@ -119,6 +143,7 @@ std::string PlanToText(const FusionPlan& plan) {
     for (const StandaloneOp& l : c.library_calls) {
       absl::StrAppendFormat(&out, "library call %s (%s): %.1f us\n", l.op->name(),
                             OpcodeName(l.op->opcode()), l.cost.time_us);
+      if (!l.epilogue.empty()) AppendEpilogue(out, l.epilogue);
     }
     for (const StandaloneOp& s : c.standalone) {
       absl::StrAppendFormat(&out, "standalone %s (%s): %.1f us\n", s.op->name(),
@@ -187,6 +212,8 @@ std::string PlanToJson(const FusionPlan& plan) {
         {"standalone_kernels", t.standalone_kernels},
         {"memory_intensive_kernels", t.MemoryIntensiveKernels()},
         {"library_calls", t.library_calls},
+        {"epilogues", t.epilogues},
+        {"epilogue_bytes_saved", t.epilogue_bytes_saved},
         {"aliases", t.aliases},
         {"cost", CostJson(t.cost)},
         {"library_cost", CostJson(t.library_cost)}}}};

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/fusion/cost_model.h"
 #include "seam/fusion/duplication.h"
+#include "seam/fusion/epilogue.h"
 #include "seam/fusion/kernel_analysis.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/strategies.h"
@@ -33,9 +34,11 @@ std::vector<const Computation*> SequentialComputations(const Module& module) {
 
 // Which kernel writes each value others read: a value computed in several
 // kernels (duplicated) is written by the first, when some reader runs in a
-// kernel that does not compute it (or in none: a library call, the root).
+// kernel that does not compute it (or in none: a library call, the root,
+// an epilogue reading it through a broadcast it recomputes).
 void AssignOutputs(const Computation& computation, const std::vector<int>& original_index,
                    const absl::flat_hash_map<const Instruction*, int>& writer,
+                   const absl::flat_hash_set<const Instruction*>& read_by_epilogues,
                    std::vector<Kernel>& kernels) {
   absl::flat_hash_map<const Instruction*, std::vector<int>> kernels_of;
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -48,7 +51,7 @@ void AssignOutputs(const Computation& computation, const std::vector<int>& origi
       bool writes = chosen != writer.end() ? chosen->second == original_index[k]
                                            : mine.front() == static_cast<int>(k);
       if (!writes) continue;
-      bool read_outside = i == computation.root();
+      bool read_outside = i == computation.root() || read_by_epilogues.contains(i);
       for (const Instruction* user : i->users()) {
         auto it = kernels_of.find(user);
         if (it == kernels_of.end()) {
@@ -108,6 +111,12 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
       DuplicateCheapProducers(computation, partition);
       break;
   }
+  // The eager baseline fuses nothing, epilogues included; the GPU backend
+  // runs its cuBLAS calls bare.
+  absl::flat_hash_map<const Instruction*, Epilogue> epilogues;
+  if (options.library_epilogues && options.strategy != Strategy::kNone && !options.device.is_gpu()) {
+    epilogues = AttachEpilogues(computation, options.epilogue_min_result_bytes, partition);
+  }
   ComputationPlan plan;
   plan.computation = &computation;
   plan.refusals = std::move(partition.refusals);
@@ -116,11 +125,14 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
     position[i] = static_cast<int>(position.size());
     OpClass c = ClassifyOp(*i);
     if (c == OpClass::kLibrary) {
-      plan.library_calls.push_back({i, EstimateStandaloneCost(*i, options.device)});
+      StandaloneOp& call = plan.library_calls.emplace_back();
+      call.op = i;
+      call.cost = EstimateStandaloneCost(*i, options.device);
+      if (auto e = epilogues.find(i); e != epilogues.end()) call.epilogue = std::move(e->second);
     } else if (c == OpClass::kStandalone) {
-      plan.standalone.push_back({i, EstimateStandaloneCost(*i, options.device)});
+      plan.standalone.push_back({i, EstimateStandaloneCost(*i, options.device), {}});
     } else if (c == OpClass::kOpaque) {
-      plan.opaque.push_back({i, Cost{}});
+      plan.opaque.push_back({i, Cost{}, {}});
     }
   }
   for (size_t k = 0; k < partition.kernels.size(); ++k) {
@@ -139,7 +151,11 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
   });
   std::vector<int> original_index;
   for (const Kernel& k : plan.kernels) original_index.push_back(k.id);
-  AssignOutputs(computation, original_index, partition.writer, plan.kernels);
+  absl::flat_hash_set<const Instruction*> read_by_epilogues;
+  for (const StandaloneOp& call : plan.library_calls) {
+    read_by_epilogues.insert(call.epilogue.inputs.begin(), call.epilogue.inputs.end());
+  }
+  AssignOutputs(computation, original_index, partition.writer, read_by_epilogues, plan.kernels);
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].id = static_cast<int>(k);
     AnalyzeKernel(plan.kernels[k], options.device, options.strategy == Strategy::kXla);

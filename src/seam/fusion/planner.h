@@ -21,6 +21,13 @@ struct PlanOptions {
   // Whether the planned kernels may keep bf16/f16 arithmetic in float until
   // a value is stored (XLA's xla_allow_excess_precision); see KernelIr.
   bool excess_precision = false;
+  // Whether library calls take the elementwise consumers of their results
+  // as epilogues (epilogue.h); on CPU devices only, whose backend runs them.
+  bool library_epilogues = true;
+  // Calls whose result is at most this many bytes take no epilogue: the
+  // kernel reading it back finds it in cache. Also what counts as small
+  // for an epilogue's other inputs (see AttachEpilogues).
+  int64_t epilogue_min_result_bytes = int64_t{256} << 10;
 };
 
 absl::StatusOr<Strategy> StrategyByName(absl::string_view name);

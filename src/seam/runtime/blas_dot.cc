@@ -1,5 +1,7 @@
 #include "seam/runtime/blas_dot.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <numeric>
 #include <tuple>
@@ -79,14 +81,16 @@ DotAsGemm GemmOfDot(const Instruction& dot) {
 }
 
 absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
-                                const Literal& rhs) {
+                                const Literal& rhs, ResultEpilogue* epilogue) {
   if (absl::Status loaded = LoadOpenBlas().status(); !loaded.ok()) return loaded;
   if (lhs.element_count() == 0 || rhs.element_count() == 0) {
     return Literal(dot.shape());  // zeros
   }
   // oneDNN where it takes the dot (bf16 read as it is, f32 dots OpenBLAS
   // would need copies for); OpenBLAS otherwise, and without oneDNN.
-  if (absl::StatusOr<Literal> direct = OneDnnDot(pool, dot, lhs, rhs); direct.ok()) return direct;
+  if (absl::StatusOr<Literal> direct = OneDnnDot(pool, dot, lhs, rhs, epilogue); direct.ok()) {
+    return direct;
+  }
   const DotAsGemm g = GemmOfDot(dot);
   const int64_t batch = g.batch, m = g.m, n = g.n, k = g.k;
   const bool lhs_transposed = g.lhs_transposed, rhs_transposed = g.rhs_transposed;
@@ -97,11 +101,20 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     std::vector<int64_t> identity(dot.shape().rank());
     std::iota(identity.begin(), identity.end(), 0);
     PackedResult<C> out(pool, dot.shape(), std::move(identity));
+    // The epilogue runs on each product's rows as they are written, when
+    // they are the result's own.
+    const bool fused = epilogue != nullptr && out.InPlace();
+    std::atomic<bool> every_row_fused = fused;
     auto products = [&](int64_t begin, int64_t end, int) {
       for (int64_t i = begin; i < end; ++i) {
-        Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
-                {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed},
-                out.data() + i * m * n, n);
+        C* const c = out.data();
+        auto rows = [&](int64_t lo, int64_t hi) { epilogue->apply(c, (i * m + lo) * n, (i * m + hi) * n); };
+        const RowsWritten written(rows);
+        if (!Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
+                     {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed}, c + i * m * n, n,
+                     fused ? &written : nullptr)) {
+          every_row_fused = false;
+        }
       }
     };
     // Many products, or small ones, go to threads whole; a few large ones
@@ -112,6 +125,7 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     } else {
       products(0, batch, 0);
     }
+    if (fused && every_row_fused) epilogue->applied = true;
     return std::move(out).Finish();
   };
   if (dot.shape().dtype() == DType::kF64) return run(0.0);

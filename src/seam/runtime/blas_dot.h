@@ -11,6 +11,7 @@
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
+#include "seam/runtime/result_epilogue.h"
 
 namespace seam::runtime {
 
@@ -32,8 +33,10 @@ DotAsGemm GemmOfDot(const Instruction& dot);
 // Whether BlasDot handles this dot (float types, static shapes).
 bool BlasHandles(const Instruction& dot);
 
-// Temporaries and the result come from `pool`.
+// Temporaries and the result come from `pool`. `epilogue`, when given, is
+// applied to each product's rows as they are written where they are the
+// result's own (an f32 or f64 result in place).
 absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
-                                const Literal& rhs);
+                                const Literal& rhs, ResultEpilogue* epilogue = nullptr);
 
 }  // namespace seam::runtime

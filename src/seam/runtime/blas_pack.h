@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "seam/ir/float16.h"
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
@@ -143,6 +144,8 @@ class PackedResult {
     }
   }
   C* data() { return owned_ ? owned_->data() : out_.mutable_data<C>(); }
+  // Whether data() is the result's own memory (nothing is scattered back).
+  bool InPlace() const { return !owned_; }
 
   Literal Finish() && {
     if (!owned_) return std::move(out_);
@@ -225,20 +228,28 @@ void SerialGemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOpera
 // Below this many multiply-adds a product is not worth splitting.
 constexpr int64_t kSerialGemmWork = int64_t{1} << 20;
 
+// Told rows [lo, hi) of a product's result as soon as they are written.
+using RowsWritten = absl::FunctionRef<void(int64_t lo, int64_t hi)>;
+
 // The same on the pool: the longer of c's sides is cut into one piece per
 // thread (whole multiples of 16, what BLAS kernels block by). Small
 // products, and products inside a pool loop, run on the calling thread.
+// Tells `written`, when given, of every row on the thread that wrote it,
+// as it is written, unless the product is cut into columns: false then,
+// and it tells nothing.
 template <typename C>
-void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
-          int64_t ldc) {
+bool Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
+          int64_t ldc, const RowsWritten* written = nullptr) {
   ThreadPool& pool = ThreadPool::Global();
   const bool by_rows = m >= n;
   const int64_t side = by_rows ? m : n;
   const int64_t pieces = std::min<int64_t>(pool.size(), side / 16);
   if (pieces < 2 || m * n * k < kSerialGemmWork) {
     SerialGemm(m, n, k, a, b, c, ldc);
-    return;
+    if (written != nullptr) (*written)(0, m);
+    return true;
   }
+  if (!by_rows) written = nullptr;
   const int64_t step = ((side + pieces - 1) / pieces + 15) / 16 * 16;
   pool.ParallelFor(pieces, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t p = begin; p < end; ++p) {
@@ -248,6 +259,7 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> 
         MatrixOperand<C> rows = a;
         rows.data += a.transposed ? lo : lo * a.ld;
         SerialGemm(hi - lo, n, k, rows, b, c + lo * ldc, ldc);
+        if (written != nullptr) (*written)(lo, hi);
       } else {
         MatrixOperand<C> columns = b;
         columns.data += b.transposed ? lo * b.ld : lo;
@@ -255,6 +267,7 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> 
       }
     }
   });
+  return by_rows;
 }
 
 }  // namespace seam::runtime

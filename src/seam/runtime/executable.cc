@@ -5,8 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "seam/codegen/emit_cpu.h"
@@ -149,7 +151,17 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     if (fresh) sources.push_back(std::move(source));
     return symbol;
   };
-  Programs programs = BuildPrograms(plan_, generate, HostBlasServes, nullptr, generate_op);
+  auto generate_epilogue = [&](const Instruction& call, const fusion::Epilogue& epilogue,
+                               const std::string& name) -> absl::StatusOr<std::string> {
+    SEAM_ASSIGN_OR_RETURN(std::string source,
+                          codegen::EmitCpuEpilogue(call, epilogue, name, plan_.excess_precision));
+    bool fresh = false;
+    std::string symbol = distinct.Add(name, source, &fresh);
+    if (fresh) sources.push_back(std::move(source));
+    return symbol;
+  };
+  Programs programs =
+      BuildPrograms(plan_, generate, HostBlasServes, nullptr, generate_op, generate_epilogue);
   SEAM_RETURN_IF_ERROR(CheckMemory(module, programs));
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
@@ -157,6 +169,7 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   stats_.op_kernels = programs.op_kernels;
   stats_.aliases = programs.aliases;
   stats_.blas_calls = programs.library_calls;
+  stats_.epilogues = programs.epilogues;
   stats_.fallbacks = std::move(programs.fallbacks);
   stats_.distinct_kernels = static_cast<int64_t>(sources.size());
   std::string source = codegen::CpuSourceFile(sources);
@@ -171,10 +184,16 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   stats_.shared_object = compiled.path;
   for (auto& [computation, program] : programs_) {
     for (Step& s : program->steps) {
-      if (s.kind != Step::Kind::kKernel && s.kind != Step::Kind::kOpKernel) continue;
+      if (s.kind != Step::Kind::kKernel && s.kind != Step::Kind::kOpKernel && s.epilogue == nullptr) {
+        continue;
+      }
       SEAM_ASSIGN_OR_RETURN(void* address, object_->Symbol(s.symbol));
       s.launch = static_cast<int>(launches_.size());
       Launch& launch = launches_.emplace_back();
+      if (s.epilogue != nullptr) {
+        launch.epilogue = reinterpret_cast<seam_cpu_epilogue>(address);
+        continue;
+      }
       launch.function = reinterpret_cast<seam_cpu_kernel>(address);
       if (options.profile_kernels && s.kind == Step::Kind::kKernel) {
         launch.profile = static_cast<int>(profile_.size());
@@ -357,6 +376,33 @@ absl::StatusOr<Literal> Executable::RunInstruction(const Instruction& i,
   return EvalInstruction(i, operands, evaluator_);
 }
 
+absl::StatusOr<Literal> Executable::RunWithEpilogue(const Step& step,
+                                                    absl::Span<const Literal* const> operands,
+                                                    absl::Span<void* const> inputs) {
+  const Instruction& call = *step.instruction;
+  const Shape& shape = step.epilogue->result->shape();
+  // Written over the call's own result where it has the same type.
+  const bool in_place = shape.dtype() == call.shape().dtype();
+  std::optional<Literal> separate;
+  if (!in_place) separate.emplace(TakeResult(shape));
+  void* const out = in_place ? nullptr : separate->mutable_bytes().data();
+  const seam_cpu_epilogue function = launches_[step.launch].epilogue;
+  auto apply = [&](void* result, int64_t begin, int64_t end) {
+    absl::InlinedVector<void*, 8> buffers;
+    buffers.push_back(result);
+    buffers.insert(buffers.end(), inputs.begin(), inputs.end());
+    buffers.push_back(in_place ? result : out);
+    function(buffers.data(), begin, end);
+  };
+  ResultEpilogue epilogue{apply};
+  SEAM_ASSIGN_OR_RETURN(Literal value, RunHostBlas(pool_, call, *operands[0], *operands[1], &epilogue));
+  if (!in_place) {
+    pool_.Give(std::move(value.mutable_bytes()));
+    return *std::move(separate);
+  }
+  return Literal::FromBytes(shape, std::move(value.mutable_bytes()));
+}
+
 absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vector<Held> arguments) {
   Values values(program);
   std::vector<int> remaining = program.readers_by_slot;  // reads still to come
@@ -429,6 +475,16 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
             for (int k = 0; k < i.operand_count(); ++k) {
               SEAM_ASSIGN_OR_RETURN(Held * held, find(step, k));
               operands.push_back(held->literal.get());
+            }
+            if (step.epilogue != nullptr) {
+              std::vector<void*> inputs;
+              for (size_t k = i.operand_count(); k < step.reads.size(); ++k) {
+                SEAM_ASSIGN_OR_RETURN(Held * held, find(step, k));
+                inputs.push_back(held->literal->mutable_bytes().data());
+              }
+              SEAM_ASSIGN_OR_RETURN(Literal value, RunWithEpilogue(step, operands, inputs));
+              values.Set(step.write_slots[0], Owned(std::move(value)));
+              break;
             }
             SEAM_ASSIGN_OR_RETURN(Literal value, RunInstruction(i, operands));
             values.Set(step.write_slots[0], Owned(std::move(value)));

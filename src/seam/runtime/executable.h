@@ -53,6 +53,7 @@ struct ExecutableStats {
   int64_t distinct_kernels = 0;  // functions in the shared object (identical kernels share one)
   int64_t aliases = 0;           // reshapes that move no data
   int64_t blas_calls = 0;        // dots and convolutions served by BLAS (static count)
+  int64_t epilogues = 0;         // of those, calls running their consumers as an epilogue
   // Dynamic-update-slices and scatters that wrote into their dead operand
   // instead of a copy, over all runs so far.
   int64_t in_place_updates = 0;
@@ -112,9 +113,11 @@ class Executable {
   class Values;
 
  private:
-  // A launch step's compiled function, and its entry in the profile.
+  // A launch step's compiled function, and its entry in the profile; or a
+  // library call's epilogue.
   struct Launch {
     seam_cpu_kernel function = nullptr;
+    seam_cpu_epilogue epilogue = nullptr;
     int profile = -1;
   };
 
@@ -124,6 +127,9 @@ class Executable {
   absl::StatusOr<Literal> RunEntry(std::vector<Held> arguments, double argument_bytes);
   absl::StatusOr<Literal> RunInstruction(const Instruction& instruction,
                                          absl::Span<const Literal* const> operands);
+  // A library call and its epilogue, which reads `inputs` beside the call's result.
+  absl::StatusOr<Literal> RunWithEpilogue(const Step& step, absl::Span<const Literal* const> operands,
+                                          absl::Span<void* const> inputs);
   absl::StatusOr<Literal> RunWhile(const Instruction& instruction, Literal state);
   absl::StatusOr<const Literal*> Constant(const Instruction& constant);
   Literal TakeResult(const Shape& shape);

@@ -288,7 +288,8 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instr
 }
 
 absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& conv,
-                                          const Literal& input, const Literal& kernel) {
+                                          const Literal& input, const Literal& kernel,
+                                          ResultEpilogue* epilogue) {
   const std::optional<Statement> st = State(conv);
   if (!st) return absl::UnimplementedError("oneDNN has no form of this convolution");
   absl::StatusOr<const OneDnn*> library = LoadOneDnn();
@@ -331,13 +332,26 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
       blocked[i][r].emplace(pool, d.memory_desc_get_size(&plans[i]->convolution.Layout(Argument(st->form, r))));
     }
   }
+  // Shares of images of a result whose batch is outermost are row-major
+  // ranges of it: the epilogue follows each.
+  const Role result = ResultRole(st->form);
+  const DnnlArray& whole = st->arrays[result];
+  const bool fused = epilogue != nullptr && shares.size() > 1 && result != kWeights &&
+                     shares[0].statement.arrays[result].dims[0] < whole.dims[0] &&
+                     ResultEpilogue::Contiguous(out.element_count(), whole.dims[0], whole.strides[0]);
   auto run = [&](size_t i) {
     std::array<uint8_t*, 3> share_plain, share_blocked;
     for (Role r : {kSource, kWeights, kDestination}) {
       share_plain[r] = plain[r] + shares[i].byte_offsets[r];
       share_blocked[r] = blocked[i][r] ? blocked[i][r]->data() : nullptr;
     }
-    return RunShare(d, *plans[i], st->form, share_plain, share_blocked, team);
+    absl::Status s = RunShare(d, *plans[i], st->form, share_plain, share_blocked, team);
+    if (s.ok() && fused) {
+      const int64_t begin = shares[i].byte_offsets[result] / whole.element_bytes();
+      const int64_t images = shares[i].statement.arrays[result].dims[0];
+      epilogue->apply(plain[result], begin, begin + images * whole.strides[0]);
+    }
+    return s;
   };
   if (shares.size() == 1) {
     if (absl::Status s = run(0); !s.ok()) return s;
@@ -348,6 +362,7 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
       !s.ok()) {
     return s;
   }
+  if (fused) epilogue->applied = true;
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
+#include "seam/runtime/result_epilogue.h"
 
 namespace seam::runtime {
 
@@ -37,9 +38,12 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instr
 
 // The result and temporaries come from `pool`; the work is shared out over
 // Seam's pool, or else run on oneDNN's OpenMP team of as many threads.
-// Unimplemented for a convolution it does not serve (callers go on to
-// im2col).
+// `epilogue`, when given, is applied to each share's result as it is
+// written where shares are row-major ranges of it (images of an output
+// whose batch is outermost). Unimplemented for a convolution it does not
+// serve (callers go on to im2col).
 absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& conv,
-                                          const Literal& input, const Literal& kernel);
+                                          const Literal& input, const Literal& kernel,
+                                          ResultEpilogue* epilogue = nullptr);
 
 }  // namespace seam::runtime

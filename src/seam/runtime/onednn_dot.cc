@@ -212,7 +212,7 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instructio
 bool OneDnnDotServes(const Instruction& dot) { return StateLibraryMatmul(dot).has_value(); }
 
 absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
-                                  const Literal& rhs) {
+                                  const Literal& rhs, ResultEpilogue* epilogue) {
   const std::optional<MatmulStatement> st = StateLibraryMatmul(dot);
   if (!st) return absl::UnimplementedError("oneDNN's matmul has no form of this dot");
   if (absl::Status loaded = LoadOneDnn().status(); !loaded.ok()) return loaded;
@@ -240,6 +240,9 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
   if (split == rank - 1 && side < 128) split = -1;  // too narrow to share: one call
   const int64_t pieces = split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
   const int64_t step = split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
+  const int64_t elements = out.element_count();
+  const bool fused = epilogue != nullptr && split >= 0 &&
+                     ResultEpilogue::Contiguous(elements, side, st->dst.strides[split]);
   absl::Status shared = threads.ParallelForEach(pieces, [&](int64_t p) -> absl::Status {
     MatmulStatement share = *st;
     const uint8_t *pa = a, *pb = b;
@@ -258,9 +261,15 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
       narrow(share.weights, pb);
       narrow(share.dst, pc);
     }
-    return OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
+    absl::Status s = OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
+    if (s.ok() && fused) {
+      const int64_t lo = p * step, hi = std::min(side, lo + step);
+      epilogue->apply(c, lo * st->dst.strides[split], hi * st->dst.strides[split]);
+    }
+    return s;
   });
   if (!shared.ok()) return shared;
+  if (fused) epilogue->applied = true;
   return out;
 }
 

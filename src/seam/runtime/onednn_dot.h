@@ -14,6 +14,7 @@
 #include "seam/ir/instruction.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
+#include "seam/runtime/result_epilogue.h"
 
 namespace seam::runtime {
 
@@ -29,9 +30,11 @@ bool OneDnnDotServes(const Instruction& dot);
 // Seam's pool. Each call of the function returned runs it once.
 absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instruction& dot);
 
-// The result comes from `pool`; the work is split over Seam's pool.
-// Unimplemented for a dot it does not serve (callers go on to OpenBLAS).
+// The result comes from `pool`; the work is split over Seam's pool, and
+// `epilogue`, when given, applied to each share's result as it is written
+// where shares are row-major ranges of it. Unimplemented for a dot it does
+// not serve (callers go on to OpenBLAS).
 absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
-                                  const Literal& rhs);
+                                  const Literal& rhs, ResultEpilogue* epilogue = nullptr);
 
 }  // namespace seam::runtime

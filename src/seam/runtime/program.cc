@@ -109,7 +109,8 @@ int64_t BranchIndex(const Literal& selector, int64_t branches) {
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
                        const IsLibraryCall& library_call,
                        const DescribeFallback& describe_fallback,
-                       const GenerateOpKernel& generate_op) {
+                       const GenerateOpKernel& generate_op,
+                       const GenerateEpilogue& generate_epilogue) {
   Programs out;
   for (size_t c = 0; c < plan.computations.size(); ++c) {
     const fusion::ComputationPlan& cp = plan.computations[c];
@@ -145,6 +146,21 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
       }
       program->steps.push_back(std::move(step));
     }
+    // Library calls with an epilogue the backend generates: the epilogue's
+    // ops (but broadcasts kernels still compute for other readers) run in
+    // the call's step.
+    absl::flat_hash_map<const Instruction*, std::pair<const fusion::Epilogue*, std::string>> epilogues;
+    for (const fusion::StandaloneOp& call : cp.library_calls) {
+      if (call.epilogue.empty() || !library_call(*call.op)) continue;
+      absl::StatusOr<std::string> symbol =
+          generate_epilogue
+              ? generate_epilogue(*call.op, call.epilogue,
+                                  absl::StrCat("seam_c", c, "_epilogue", position[call.op]))
+              : absl::UnimplementedError("no generated code");
+      if (!symbol.ok()) continue;  // its ops run one by one
+      epilogues[call.op] = {&call.epilogue, *std::move(symbol)};
+      for (const Instruction* op : call.epilogue.ops) in_kernels.insert(op);
+    }
     for (const Instruction* i : cp.computation->MakePostOrder()) {
       if (in_kernels.contains(i)) continue;
       Step step;
@@ -154,6 +170,13 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
                         i->control_predecessors().end());
       step.writes = {i};
       step.position = position[i];
+      if (auto e = epilogues.find(i); e != epilogues.end()) {
+        step.epilogue = e->second.first;
+        step.symbol = e->second.second;
+        step.reads.insert(step.reads.end(), step.epilogue->inputs.begin(), step.epilogue->inputs.end());
+        step.writes = {step.epilogue->result};
+        ++out.epilogues;
+      }
       if (library_call(*i)) ++out.library_calls;
       if (!RunsNatively(*i, library_call)) {
         absl::StatusOr<std::string> symbol =

@@ -26,7 +26,10 @@ struct Step {
   Kind kind = Kind::kInstruction;
   const fusion::Kernel* kernel = nullptr;
   const codegen::KernelIr* ir = nullptr;
-  std::string symbol;  // kKernel, kOpKernel: the generated function it launches
+  std::string symbol;  // kKernel, kOpKernel, a library call's epilogue: the generated function
+  // A library call's epilogue, run by the call on its result: the step
+  // then also reads the epilogue's inputs and writes its result instead.
+  const fusion::Epilogue* epilogue = nullptr;
   int launch = -1;     // kKernel, kOpKernel: the backend's entry for it (function, profile)
   const Instruction* instruction = nullptr;
   std::vector<const Instruction*> reads;   // values it needs
@@ -62,6 +65,7 @@ struct Programs {
   int64_t op_kernels = 0;
   int64_t aliases = 0;
   int64_t library_calls = 0;
+  int64_t epilogues = 0;  // library calls running their epilogue's generated code
   // Whatever runs in the interpreter instead, as "name (opcode): why".
   std::vector<std::string> fallbacks;
 };
@@ -84,6 +88,12 @@ using GenerateOpKernel =
 // convolution) rather than the interpreter.
 using IsLibraryCall = std::function<bool(const Instruction&)>;
 
+// A backend's code for library call `call`'s epilogue under the symbol
+// `name`: the symbol, or why there is none (its ops then run one by one,
+// listed as fallbacks).
+using GenerateEpilogue = std::function<absl::StatusOr<std::string>(
+    const Instruction& call, const fusion::Epilogue& epilogue, const std::string& name)>;
+
 // How the backend runs an instruction that is neither structure, control
 // flow nor a library call, for stats().fallbacks ("interpreter" when not
 // given).
@@ -97,11 +107,13 @@ int64_t BranchIndex(const Literal& selector, int64_t branches);
 // Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
 // generates it through `generate` and schedules each computation's steps.
 // Instructions left out of kernels go to `generate_op` when given (symbols
-// "seam_c<computation>_op<position>").
+// "seam_c<computation>_op<position>"), library calls' epilogues to
+// `generate_epilogue` ("seam_c<computation>_epilogue<position>").
 Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
                        const IsLibraryCall& library_call,
                        const DescribeFallback& describe_fallback = nullptr,
-                       const GenerateOpKernel& generate_op = nullptr);
+                       const GenerateOpKernel& generate_op = nullptr,
+                       const GenerateEpilogue& generate_epilogue = nullptr);
 
 // Bytes of every array in `shape` (a tuple's summed).
 double ShapeBytes(const Shape& shape);

@@ -40,6 +40,7 @@ struct RunOptions {
   bool verify = false;
   bool profile = false;
   bool excess_precision = false;
+  bool no_epilogues = false;
 };
 
 // Seconds from the command's start to a runnable module, by phase.
@@ -109,6 +110,11 @@ void PrintCompiled(const RunOptions& options, const StartUp& start_up,
               static_cast<long long>(stats.blas_calls), cuda ? "cuBLAS" : "BLAS",
               static_cast<long long>(stats.aliases), stats.codegen_seconds, cuda ? "NVRTC" : "C++",
               stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
+  if (stats.epilogues > 0) {
+    std::printf("epilogues: %lld library call(s) run the elementwise work on their result as "
+                "they write it (seam plan shows which)\n",
+                static_cast<long long>(stats.epilogues));
+  }
   if (!stats.fallbacks.empty()) {
     std::printf(cuda ? "on the host: %zu op(s) or kernel(s) no GPU path covers\n"
                      : "interpreted: %zu op(s) or kernel(s) no compiled path covers\n",
@@ -178,6 +184,7 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
   executable_options.dump_to = options.dump_to;
   executable_options.profile_steps = options.profile;
   executable_options.plan.excess_precision = options.excess_precision;
+  executable_options.plan.library_epilogues = !options.no_epilogues;
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
       runtime::Executable::Compile(module, executable_options);
   if (!executable.ok()) return executable.status();
@@ -297,6 +304,9 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                     "fail unless the outputs agree (each float output's worst error within 1% "
                     "of its largest magnitude and its rms error within 1e-4 relative, f32; "
                     "bf16 10% and 2e-2)");
+  command->add_flag("--no-epilogues", options->no_epilogues,
+                    "cpu: leave the elementwise work after each dot and convolution to the kernels "
+                    "instead of running it on the library call's result as it is written");
   command->add_flag("--excess-precision", options->excess_precision,
                     "cpu: keep bf16/f16 arithmetic in f32 inside a kernel, rounding where a "
                     "value is stored (XLA's default); without it every bf16/f16 result rounds, "
