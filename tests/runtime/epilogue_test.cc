@@ -158,7 +158,8 @@ TEST(LibraryEpilogues, MatchTheInterpreterOnRandomChains) {
 
 // Calls large enough to be shared out over threads, each share's piece
 // going through the epilogue as it is written: OpenBLAS's products by
-// rows, and by batch; oneDNN's bf16 matmul by batch; convolutions by image.
+// rows, by columns and by batch; oneDNN's bf16 matmul by batch and by
+// columns; convolutions by image and by output feature.
 TEST(LibraryEpilogues, MatchTheInterpreterOnSharedCalls) {
   const std::string text = R"(HloModule shared
 
@@ -189,7 +190,22 @@ ENTRY e {
   cv1 = f32[4,16,16,48] add(cv, cbb)
   czb = f32[4,16,16,48] broadcast(zero), dimensions={}
   cv2 = f32[4,16,16,48] maximum(cv1, czb)
-  ROOT t = (f32[300,256], f32[16,24,24], bf16[8,64,128], f32[4,16,16,48]) tuple(d2, bd1, hd1, cv2)
+  wa = f32[64,100] parameter(11)
+  wb = f32[100,512] parameter(12)
+  wbias = f32[64] parameter(13)
+  wd = f32[64,512] dot(wa, wb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  wbb = f32[64,512] broadcast(wbias), dimensions={0}
+  wd1 = f32[64,512] add(wd, wbb)
+  wd2 = f32[64,512] tanh(wd1)
+  ha = bf16[32,256] parameter(14)
+  hb = bf16[256,512] parameter(15)
+  hw = bf16[32,512] dot(ha, hb), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  hw1 = f32[32,512] convert(hw)
+  fimg = f32[1,10,10,32] parameter(16)
+  fw = f32[3,3,32,128] parameter(17)
+  fcv = f32[1,8,8,128] convolution(fimg, fw), window={size=3x3}, dim_labels=b01f_01io->b01f
+  fcv1 = f32[1,8,8,128] logistic(fcv)
+  ROOT t = (f32[300,256], f32[16,24,24], bf16[8,64,128], f32[4,16,16,48], f32[64,512], f32[32,512], f32[1,8,8,128]) tuple(d2, bd1, hd1, cv2, wd2, hw1, fcv1)
 }
 )";
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "shared");
@@ -204,11 +220,11 @@ ENTRY e {
   options.plan.epilogue_min_result_bytes = 0;  // large enough to share, small for a test
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(m, options);
   ASSERT_TRUE(exe.ok()) << exe.status();
-  EXPECT_EQ((*exe)->stats().epilogues, 4);
+  EXPECT_EQ((*exe)->stats().epilogues, 7);
   for (int run = 0; run < 2; ++run) {  // the second on recycled memory
     absl::StatusOr<Literal> got = (*exe)->Run(arguments);
     ASSERT_TRUE(got.ok()) << got.status();
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < 7; ++c) {
       EXPECT_EQ(DescribeDifferences(got->tuple_elements()[c], want->tuple_elements()[c],
                                     &RewriteTolerance, absl::StrCat("result ", c)),
                 "");

@@ -1,7 +1,8 @@
 // How Seam calls a generated CPU kernel, shared word for word by the
 // runtime and (embedded in the prelude) the generated code:
 //   void kernel(void* const* buffers, const seam_pool* threads);
-//   void epilogue(void* const* buffers, int64_t begin, int64_t end);
+//   void epilogue(void* const* buffers, int64_t begin, int64_t end,
+//                 int64_t column_begin, int64_t column_end);
 // `threads` is Seam's thread pool; a kernel runs its parallel loops on it
 // through seam_parallel and never starts threads of its own.
 #pragma once
@@ -23,9 +24,11 @@ struct seam_pool {
 };
 typedef void (*seam_cpu_kernel)(void* const* buffers, const seam_pool* threads);
 // A library call's epilogue: its result at the row-major positions
-// [begin, end) of the call's result, computed on the calling thread (the
+// [begin, end) of the call's result whose index along the last dimension
+// lies in [column_begin, column_end), computed on the calling thread (the
 // one that just produced that piece).
-typedef void (*seam_cpu_epilogue)(void* const* buffers, int64_t begin, int64_t end);
+typedef void (*seam_cpu_epilogue)(void* const* buffers, int64_t begin, int64_t end,
+                                  int64_t column_begin, int64_t column_end);
 }
 
 // Runs fn(begin, end, worker) over [0, tasks) on the calling thread.

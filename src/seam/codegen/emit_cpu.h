@@ -21,11 +21,10 @@ constexpr int64_t kMinElementsToSplit = int64_t{1} << 15;
 // threads)`, buffers in the IR's order (see cpu_kernel_abi.h).
 absl::StatusOr<std::string> EmitCpuKernel(const KernelIr& ir);
 
-// A library call's epilogue (see fusion::Epilogue) as
-// `extern "C" void <name>(void* const* buffers, int64_t begin, int64_t
-// end)` (seam_cpu_epilogue): buffers are the call's result, the epilogue's
-// inputs in order, then its result, which may be the call's result itself
-// (each element is read before it is written).
+// A library call's epilogue (see fusion::Epilogue) as the
+// seam_cpu_epilogue `<name>` (cpu_kernel_abi.h): buffers are the call's
+// result, the epilogue's inputs in order, then its result, which may be
+// the call's result itself (each element is read before it is written).
 absl::StatusOr<std::string> EmitCpuEpilogue(const Instruction& call, const fusion::Epilogue& epilogue,
                                             const std::string& name, bool excess_precision);
 

@@ -1,5 +1,6 @@
 // A library call's epilogue rendered for the CPU: a loop over a range of
-// the call's result, row by row with an `omp simd` loop along each row,
+// the call's result (and a range of columns, its last dimension), row by
+// row with an `omp simd` loop along each row,
 // computing the epilogue's chain element by element (broadcast operands by
 // index) from the call's value just written.
 #include "absl/strings/str_cat.h"
@@ -48,7 +49,8 @@ absl::StatusOr<std::string> EmitCpuEpilogue(const Instruction& call, const fusio
   const std::vector<int64_t> outer(dims.begin(), dims.empty() ? dims.end() : dims.end() - 1);
   const int result = static_cast<int>(ir.buffers.size()) - 1;
   std::string text = absl::StrCat("extern \"C\" __attribute__((visibility(\"default\"))) void ", name,
-                                  "(void* const* seam_buffers, int64_t seam_begin, int64_t seam_end) {\n");
+                                  "(void* const* seam_buffers, int64_t seam_begin, int64_t seam_end, "
+                                  "int64_t seam_column_begin, int64_t seam_column_end) {\n");
   for (int k = 0; k <= result; ++k) {
     const std::string type = StorageType(ir.buffers[k].dtype);
     const bool in = k < result;
@@ -59,9 +61,10 @@ absl::StatusOr<std::string> EmitCpuEpilogue(const Instruction& call, const fusio
   }
   absl::StrAppend(&text, "  for (int64_t r = seam_begin / ", length, "; r * ", length,
                   " < seam_end; ++r) {\n");
-  absl::StrAppend(&text, "    const int64_t c0 = std::max<int64_t>(seam_begin - r * ", length, ", 0);\n");
-  absl::StrAppend(&text, "    const int64_t c1 = std::min<int64_t>(seam_end - r * ", length, ", ",
-                  length, ");\n");
+  absl::StrAppend(&text, "    const int64_t c0 = std::max<int64_t>(seam_begin - r * ", length,
+                  ", seam_column_begin);\n");
+  absl::StrAppend(&text, "    const int64_t c1 = std::min<int64_t>(seam_end - r * ", length,
+                  ", seam_column_end);\n");
   absl::StrAppend(&text, "#pragma omp simd\n    for (int64_t c = c0; c < c1; ++c) {\n");
   std::vector<std::string> body;
   absl::flat_hash_set<const Instruction*> computed(epilogue.ops.begin(), epilogue.ops.end());

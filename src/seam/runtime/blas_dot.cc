@@ -1,7 +1,5 @@
 #include "seam/runtime/blas_dot.h"
 
-#include <atomic>
-
 #include <algorithm>
 #include <numeric>
 #include <tuple>
@@ -101,20 +99,20 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     std::vector<int64_t> identity(dot.shape().rank());
     std::iota(identity.begin(), identity.end(), 0);
     PackedResult<C> out(pool, dot.shape(), std::move(identity));
-    // The epilogue runs on each product's rows as they are written, when
-    // they are the result's own.
-    const bool fused = epilogue != nullptr && out.InPlace();
-    std::atomic<bool> every_row_fused = fused;
+    // The epilogue runs on each piece of a product as it is written, when
+    // the pieces are the result's own and their columns its last
+    // dimension's (or whole rows).
+    const bool fused = epilogue != nullptr && out.InPlace() && epilogue->columns == n;
+    C* const c = out.data();
     auto products = [&](int64_t begin, int64_t end, int) {
       for (int64_t i = begin; i < end; ++i) {
-        C* const c = out.data();
-        auto rows = [&](int64_t lo, int64_t hi) { epilogue->apply(c, (i * m + lo) * n, (i * m + hi) * n); };
-        const RowsWritten written(rows);
-        if (!Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
-                     {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed}, c + i * m * n, n,
-                     fused ? &written : nullptr)) {
-          every_row_fused = false;
-        }
+        auto piece = [&](int64_t row_lo, int64_t row_hi, int64_t column_lo, int64_t column_hi) {
+          epilogue->apply(c, (i * m + row_lo) * n, (i * m + row_hi) * n, column_lo, column_hi);
+        };
+        const PieceWritten written(piece);
+        Gemm<C>(m, n, k, {pa.data() + i * m * k, lhs_transposed ? m : k, lhs_transposed},
+                {pb.data() + i * k * n, rhs_transposed ? k : n, rhs_transposed}, c + i * m * n, n,
+                fused ? &written : nullptr);
       }
     };
     // Many products, or small ones, go to threads whole; a few large ones
@@ -125,7 +123,7 @@ absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const 
     } else {
       products(0, batch, 0);
     }
-    if (fused && every_row_fused) epilogue->applied = true;
+    if (fused) epilogue->applied = true;
     return std::move(out).Finish();
   };
   if (dot.shape().dtype() == DType::kF64) return run(0.0);

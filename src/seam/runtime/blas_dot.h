@@ -34,8 +34,9 @@ DotAsGemm GemmOfDot(const Instruction& dot);
 bool BlasHandles(const Instruction& dot);
 
 // Temporaries and the result come from `pool`. `epilogue`, when given, is
-// applied to each product's rows as they are written where they are the
-// result's own (an f32 or f64 result in place).
+// applied to each piece of each product as it is written where the pieces
+// are the result's own (an f32 or f64 result in place, its last dimension
+// the product's columns).
 absl::StatusOr<Literal> BlasDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
                                 const Literal& rhs, ResultEpilogue* epilogue = nullptr);
 

@@ -228,28 +228,28 @@ void SerialGemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOpera
 // Below this many multiply-adds a product is not worth splitting.
 constexpr int64_t kSerialGemmWork = int64_t{1} << 20;
 
-// Told rows [lo, hi) of a product's result as soon as they are written.
-using RowsWritten = absl::FunctionRef<void(int64_t lo, int64_t hi)>;
+// Told rows [row_lo, row_hi) x columns [column_lo, column_hi) of a
+// product's result as soon as they are written.
+using PieceWritten =
+    absl::FunctionRef<void(int64_t row_lo, int64_t row_hi, int64_t column_lo, int64_t column_hi)>;
 
 // The same on the pool: the longer of c's sides is cut into one piece per
 // thread (whole multiples of 16, what BLAS kernels block by). Small
 // products, and products inside a pool loop, run on the calling thread.
-// Tells `written`, when given, of every row on the thread that wrote it,
-// as it is written, unless the product is cut into columns: false then,
-// and it tells nothing.
+// Tells `written`, when given, of every piece on the thread that wrote it,
+// as it is written.
 template <typename C>
-bool Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
-          int64_t ldc, const RowsWritten* written = nullptr) {
+void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
+          int64_t ldc, const PieceWritten* written = nullptr) {
   ThreadPool& pool = ThreadPool::Global();
   const bool by_rows = m >= n;
   const int64_t side = by_rows ? m : n;
   const int64_t pieces = std::min<int64_t>(pool.size(), side / 16);
   if (pieces < 2 || m * n * k < kSerialGemmWork) {
     SerialGemm(m, n, k, a, b, c, ldc);
-    if (written != nullptr) (*written)(0, m);
-    return true;
+    if (written != nullptr) (*written)(0, m, 0, n);
+    return;
   }
-  if (!by_rows) written = nullptr;
   const int64_t step = ((side + pieces - 1) / pieces + 15) / 16 * 16;
   pool.ParallelFor(pieces, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t p = begin; p < end; ++p) {
@@ -259,15 +259,15 @@ bool Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> 
         MatrixOperand<C> rows = a;
         rows.data += a.transposed ? lo : lo * a.ld;
         SerialGemm(hi - lo, n, k, rows, b, c + lo * ldc, ldc);
-        if (written != nullptr) (*written)(lo, hi);
+        if (written != nullptr) (*written)(lo, hi, 0, n);
       } else {
         MatrixOperand<C> columns = b;
         columns.data += b.transposed ? lo * b.ld : lo;
         SerialGemm(m, hi - lo, k, a, columns, c + lo, ldc);
+        if (written != nullptr) (*written)(0, m, lo, hi);
       }
     }
   });
-  return by_rows;
 }
 
 }  // namespace seam::runtime

@@ -387,14 +387,15 @@ absl::StatusOr<Literal> Executable::RunWithEpilogue(const Step& step,
   if (!in_place) separate.emplace(TakeResult(shape));
   void* const out = in_place ? nullptr : separate->mutable_bytes().data();
   const seam_cpu_epilogue function = launches_[step.launch].epilogue;
-  auto apply = [&](void* result, int64_t begin, int64_t end) {
+  auto apply = [&](void* result, int64_t begin, int64_t end, int64_t column_begin, int64_t column_end) {
     absl::InlinedVector<void*, 8> buffers;
     buffers.push_back(result);
     buffers.insert(buffers.end(), inputs.begin(), inputs.end());
     buffers.push_back(in_place ? result : out);
-    function(buffers.data(), begin, end);
+    function(buffers.data(), begin, end, column_begin, column_end);
   };
   ResultEpilogue epilogue{apply};
+  epilogue.columns = call.shape().rank() == 0 ? 1 : call.shape().dims().back();
   SEAM_ASSIGN_OR_RETURN(Literal value, RunHostBlas(pool_, call, *operands[0], *operands[1], &epilogue));
   if (!in_place) {
     pool_.Give(std::move(value.mutable_bytes()));

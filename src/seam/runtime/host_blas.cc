@@ -43,7 +43,7 @@ absl::StatusOr<Literal> RunHostBlas(BufferPool& pool, const Instruction& i, cons
     void* memory = result.mutable_bytes().data();
     ThreadPool::Global().ParallelFor(result.element_count(), kEpiloguePiece,
                                      [&](int64_t begin, int64_t end, int) {
-                                       epilogue->apply(memory, begin, end);
+                                       epilogue->ApplyRange(memory, begin, end);
                                      });
     epilogue->applied = true;
   }

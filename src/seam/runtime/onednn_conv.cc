@@ -333,12 +333,18 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
     }
   }
   // Shares of images of a result whose batch is outermost are row-major
-  // ranges of it: the epilogue follows each.
+  // ranges of it, shares of output features one whose features are
+  // innermost (NHWC) ranges of its last dimension: the epilogue follows
+  // each.
   const Role result = ResultRole(st->form);
   const DnnlArray& whole = st->arrays[result];
-  const bool fused = epilogue != nullptr && shares.size() > 1 && result != kWeights &&
-                     shares[0].statement.arrays[result].dims[0] < whole.dims[0] &&
-                     ResultEpilogue::Contiguous(out.element_count(), whole.dims[0], whole.strides[0]);
+  const int64_t elements = out.element_count();
+  const bool by_images = result != kWeights && shares[0].statement.arrays[result].dims[0] < whole.dims[0];
+  const bool by_features = result == kDestination && shares[0].statement.arrays[result].dims[1] < whole.dims[1];
+  const bool fused =
+      epilogue != nullptr && shares.size() > 1 &&
+      ((by_images && ResultEpilogue::Contiguous(elements, whole.dims[0], whole.strides[0])) ||
+       (by_features && whole.strides[1] == 1 && whole.dims[1] == epilogue->columns));
   auto run = [&](size_t i) {
     std::array<uint8_t*, 3> share_plain, share_blocked;
     for (Role r : {kSource, kWeights, kDestination}) {
@@ -347,9 +353,13 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
     }
     absl::Status s = RunShare(d, *plans[i], st->form, share_plain, share_blocked, team);
     if (s.ok() && fused) {
+      const DnnlArray& share = shares[i].statement.arrays[result];
       const int64_t begin = shares[i].byte_offsets[result] / whole.element_bytes();
-      const int64_t images = shares[i].statement.arrays[result].dims[0];
-      epilogue->apply(plain[result], begin, begin + images * whole.strides[0]);
+      if (by_images) {
+        epilogue->ApplyRange(plain[result], begin, begin + share.dims[0] * whole.strides[0]);
+      } else {
+        epilogue->ApplyColumns(plain[result], elements, begin, begin + share.dims[1]);
+      }
     }
     return s;
   };

@@ -39,9 +39,10 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnConvolutionAlone(const Instr
 // The result and temporaries come from `pool`; the work is shared out over
 // Seam's pool, or else run on oneDNN's OpenMP team of as many threads.
 // `epilogue`, when given, is applied to each share's result as it is
-// written where shares are row-major ranges of it (images of an output
-// whose batch is outermost). Unimplemented for a convolution it does not
-// serve (callers go on to im2col).
+// written where shares are ranges of it (images of an output whose batch
+// is outermost, features of one whose features are innermost).
+// Unimplemented for a convolution it does not serve (callers go on to
+// im2col).
 absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& conv,
                                           const Literal& input, const Literal& kernel,
                                           ResultEpilogue* epilogue = nullptr);

@@ -241,8 +241,12 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
   const int64_t pieces = split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
   const int64_t step = split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
   const int64_t elements = out.element_count();
+  // Shares of an outer batch are row-major ranges of the result; shares
+  // of its columns are ranges of its last dimension when that is n.
+  const bool by_columns = split == rank - 1;
   const bool fused = epilogue != nullptr && split >= 0 &&
-                     ResultEpilogue::Contiguous(elements, side, st->dst.strides[split]);
+                     (by_columns ? epilogue->columns == side
+                                 : ResultEpilogue::Contiguous(elements, side, st->dst.strides[split]));
   absl::Status shared = threads.ParallelForEach(pieces, [&](int64_t p) -> absl::Status {
     MatmulStatement share = *st;
     const uint8_t *pa = a, *pb = b;
@@ -264,7 +268,11 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
     absl::Status s = OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
     if (s.ok() && fused) {
       const int64_t lo = p * step, hi = std::min(side, lo + step);
-      epilogue->apply(c, lo * st->dst.strides[split], hi * st->dst.strides[split]);
+      if (by_columns) {
+        epilogue->ApplyColumns(c, elements, lo, hi);
+      } else {
+        epilogue->ApplyRange(c, lo * st->dst.strides[split], hi * st->dst.strides[split]);
+      }
     }
     return s;
   });

@@ -32,8 +32,8 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instructio
 
 // The result comes from `pool`; the work is split over Seam's pool, and
 // `epilogue`, when given, applied to each share's result as it is written
-// where shares are row-major ranges of it. Unimplemented for a dot it does
-// not serve (callers go on to OpenBLAS).
+// where shares are ranges of it (rows, or columns of its last dimension).
+// Unimplemented for a dot it does not serve (callers go on to OpenBLAS).
 absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
                                   const Literal& rhs, ResultEpilogue* epilogue = nullptr);
 

@@ -45,6 +45,8 @@ struct BenchOptions {
   bool json = false;
   // CPU kernels keep bf16/f16 arithmetic in f32 until stored (XLA's default).
   bool excess_precision = false;
+  // Library calls run no epilogues (see seam run --help).
+  bool no_epilogues = false;
   // Time every kernel and check the cost model against the times; write
   // the fitted constants to calibration_out when given.
   bool calibrate = false;
@@ -111,6 +113,7 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   runtime::ExecutableOptions options;
   options.plan.strategy = strategy;
   options.plan.excess_precision = bench.excess_precision;
+  options.plan.library_epilogues = !bench.no_epilogues;
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
                         runtime::Executable::Compile(module, options));
@@ -429,6 +432,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_flag("--excess-precision", options->excess_precision,
                     "cpu: keep bf16/f16 arithmetic in f32 inside a kernel (XLA's default); see "
                     "seam run --help");
+  command->add_flag("--no-epilogues", options->no_epilogues,
+                    "cpu: library calls leave the elementwise work after them to the kernels; "
+                    "see seam run --help");
   command->add_flag("--calibrate", options->calibrate,
                     "Time every kernel, report the cost model's rank correlation and error "
                     "against the times, and fit the host's constants to them");
