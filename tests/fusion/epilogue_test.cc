@@ -3,7 +3,9 @@
 // a large value nothing else would write, and at the root; two chains
 // meeting at a residual add give it to the later call; a kernel holding a
 // bias and a reader of the call is split rather than left in a cycle.
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "seam/fusion/plan_printer.h"
 #include "seam/fusion/planner.h"
 #include "seam/text/parser.h"
 
@@ -54,6 +56,29 @@ sum {
   ROOT s = f32[] add(p, q)
 })"),
             std::vector<std::string>{"d: bb x y -> y"});
+}
+
+// A broadcast the chain reads stays in its kernel when it is also the
+// root: the epilogue recomputes it, the kernel still writes it.
+TEST(Epilogue, LeavesARootBroadcastToItsKernel) {
+  const std::string text = std::string(kHeader) + R"(
+  x = f32[64,64] add(d, bb)
+  y = f32[64,64] tanh(x)
+  ROOT keep = f32[64,64] add(y, bb)
+})";
+  EXPECT_EQ(Epilogues(text), std::vector<std::string>{"d: bb x y keep -> keep"});
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules =
+      ParseHloText(absl::StrReplaceAll(text, {{"ROOT keep", "keep"}, {"  bb = ", "  ROOT bb = "}}), "t");
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  PlanOptions options;
+  options.epilogue_min_result_bytes = 1024;
+  absl::StatusOr<FusionPlan> plan = PlanModule(*modules->front(), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  bool kept = false;
+  for (const Kernel& k : plan->computations.front().kernels) {
+    for (const Instruction* o : k.outputs) kept |= o->name() == "bb";
+  }
+  EXPECT_TRUE(kept) << PlanToText(*plan);
 }
 
 TEST(Epilogue, StopsAtTheRoot) {

@@ -41,7 +41,8 @@ void AddOnce(std::vector<const Instruction*>& list, const Instruction* v) {
 }
 
 // What leaves the kernels when `attached` is: every chain op, and the
-// broadcasts only chain ops read (each epilogue computes its own).
+// broadcasts only chain ops read (each epilogue computes its own) unless
+// the root is one.
 absl::flat_hash_set<const Instruction*> Leaving(
     const absl::flat_hash_map<const Instruction*, Epilogue>& attached) {
   absl::flat_hash_set<const Instruction*> chain;
@@ -53,7 +54,7 @@ absl::flat_hash_set<const Instruction*> Leaving(
   absl::flat_hash_set<const Instruction*> leaving = chain;
   for (const auto& [call, e] : attached) {
     for (const Instruction* op : e.ops) {
-      if (op->opcode() != Opcode::kBroadcast) continue;
+      if (op->opcode() != Opcode::kBroadcast || op == op->parent()->root()) continue;
       if (std::all_of(op->users().begin(), op->users().end(),
                       [&](const Instruction* u) { return chain.contains(u); })) {
         leaving.insert(op);
