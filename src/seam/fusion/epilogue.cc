@@ -90,11 +90,11 @@ void RemoveFromKernels(const absl::flat_hash_set<const Instruction*>& leaving, P
 // scale and the pad after its activation) in two: what depends on no
 // attached call, then the rest. False, leaving the partition half split,
 // when a large value would pass from one part to the other through memory.
-bool SplitAroundEpilogues(const Computation& computation,
+bool SplitAroundEpilogues(const std::vector<Instruction*>& post_order,
                           const absl::flat_hash_map<const Instruction*, Epilogue>& attached,
                           int64_t cached, Partition& partition) {
   absl::flat_hash_set<const Instruction*> after_calls, inputs;
-  for (const Instruction* i : computation.MakePostOrder()) {
+  for (const Instruction* i : post_order) {
     if (attached.contains(i)) after_calls.insert(i);
     for (const Instruction* o : i->operands()) {
       if (after_calls.contains(o)) after_calls.insert(i);
@@ -132,7 +132,7 @@ bool SplitAroundEpilogues(const Computation& computation,
 
 // Whether kernels, calls with their epilogues and every other instruction,
 // each a unit that runs whole, depend on each other without a cycle.
-bool Acyclic(const Computation& computation, const Partition& partition,
+bool Acyclic(const std::vector<Instruction*>& post_order, const Partition& partition,
              const absl::flat_hash_map<const Instruction*, Epilogue>& attached) {
   std::vector<std::vector<const Instruction*>> members;
   absl::flat_hash_map<const Instruction*, int> producer;
@@ -152,7 +152,7 @@ bool Acyclic(const Computation& computation, const Partition& partition,
       if (op->opcode() != Opcode::kBroadcast) producer[op] = unit;
     }
   }
-  for (const Instruction* i : computation.MakePostOrder()) {
+  for (const Instruction* i : post_order) {
     if (producer.contains(i)) continue;
     producer[i] = static_cast<int>(members.size());
     members.push_back({i});
@@ -194,13 +194,13 @@ bool Acyclic(const Computation& computation, const Partition& partition,
 // which are split where an epilogue's input and a reader of an attached
 // call share one. Nothing when the split would cost more than it saves or
 // units would depend on each other in a cycle.
-std::optional<Partition> WithEpilogues(const Computation& computation, const Partition& partition,
-                                       const absl::flat_hash_map<const Instruction*, Epilogue>& attached,
-                                       int64_t cached) {
+std::optional<Partition> WithEpilogues(
+    const std::vector<Instruction*>& post_order, const Partition& partition,
+    const absl::flat_hash_map<const Instruction*, Epilogue>& attached, int64_t cached) {
   Partition after = partition;
   RemoveFromKernels(Leaving(attached), after);
-  if (!SplitAroundEpilogues(computation, attached, cached, after) ||
-      !Acyclic(computation, after, attached)) {
+  if (!SplitAroundEpilogues(post_order, attached, cached, after) ||
+      !Acyclic(post_order, after, attached)) {
     return std::nullopt;
   }
   return after;
@@ -276,7 +276,7 @@ absl::flat_hash_map<const Instruction*, Epilogue> AttachEpilogues(const Computat
   // call that comes last takes the op, its chain reading the other's end.
   std::vector<std::pair<const Instruction*, Epilogue>> candidates;
   absl::flat_hash_set<const Instruction*> taken;
-  std::vector<Instruction*> post_order = computation.MakePostOrder();
+  const std::vector<Instruction*> post_order = computation.MakePostOrder();
   const absl::flat_hash_set<const Instruction*> chained = ChainedValues(post_order);
   for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
     // A result this small stays in cache for the kernel reading it back:
@@ -296,14 +296,14 @@ absl::flat_hash_map<const Instruction*, Epilogue> AttachEpilogues(const Computat
   }
   std::reverse(candidates.begin(), candidates.end());
   absl::flat_hash_map<const Instruction*, Epilogue> attached(candidates.begin(), candidates.end());
-  std::optional<Partition> after = WithEpilogues(computation, partition, attached, cached);
+  std::optional<Partition> after = WithEpilogues(post_order, partition, attached, cached);
   if (!after) {
     // One at a time, in post order, keeping those that cost nothing.
     attached.clear();
     after = partition;
     for (auto& [call, e] : candidates) {
       attached.emplace(call, e);
-      if (std::optional<Partition> trial = WithEpilogues(computation, partition, attached, cached)) {
+      if (std::optional<Partition> trial = WithEpilogues(post_order, partition, attached, cached)) {
         after = std::move(trial);
       } else {
         attached.erase(call);

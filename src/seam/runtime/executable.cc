@@ -137,28 +137,24 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   SEAM_ASSIGN_OR_RETURN(plan_, fusion::PlanModule(module, options.plan));
   std::vector<std::string> sources;
   codegen::KernelDeduplicator distinct;
-  auto generate = [&](const codegen::KernelIr& ir, const std::string& name) -> absl::StatusOr<std::string> {
-    SEAM_ASSIGN_OR_RETURN(std::string source, codegen::EmitCpuKernel(ir));
+  // The symbol generated `source` is under: an identical function's when
+  // one came before, else `name`, its source kept for the shared object.
+  auto keep = [&](const std::string& name, absl::StatusOr<std::string> source) -> absl::StatusOr<std::string> {
+    if (!source.ok()) return source.status();
     bool fresh = false;
-    std::string symbol = distinct.Add(name, source, &fresh);
-    if (fresh) sources.push_back(std::move(source));
+    std::string symbol = distinct.Add(name, *source, &fresh);
+    if (fresh) sources.push_back(*std::move(source));
     return symbol;
   };
-  auto generate_op = [&](const Instruction& op, const std::string& name) -> absl::StatusOr<std::string> {
-    SEAM_ASSIGN_OR_RETURN(std::string source, codegen::EmitCpuOpKernel(op, name));
-    bool fresh = false;
-    std::string symbol = distinct.Add(name, source, &fresh);
-    if (fresh) sources.push_back(std::move(source));
-    return symbol;
+  auto generate = [&](const codegen::KernelIr& ir, const std::string& name) {
+    return keep(name, codegen::EmitCpuKernel(ir));
+  };
+  auto generate_op = [&](const Instruction& op, const std::string& name) {
+    return keep(name, codegen::EmitCpuOpKernel(op, name));
   };
   auto generate_epilogue = [&](const Instruction& call, const fusion::Epilogue& epilogue,
-                               const std::string& name) -> absl::StatusOr<std::string> {
-    SEAM_ASSIGN_OR_RETURN(std::string source,
-                          codegen::EmitCpuEpilogue(call, epilogue, name, plan_.excess_precision));
-    bool fresh = false;
-    std::string symbol = distinct.Add(name, source, &fresh);
-    if (fresh) sources.push_back(std::move(source));
-    return symbol;
+                               const std::string& name) {
+    return keep(name, codegen::EmitCpuEpilogue(call, epilogue, name, plan_.excess_precision));
   };
   Programs programs =
       BuildPrograms(plan_, generate, HostBlasServes, nullptr, generate_op, generate_epilogue);

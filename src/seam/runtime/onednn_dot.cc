@@ -259,9 +259,9 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
     MatmulStatement share = *st;
     const uint8_t *pa = a, *pb = b;
     uint8_t* pc = c;
+    const int64_t lo = p * step, hi = std::min(side, lo + step);
+    if (lo >= hi) return absl::OkStatus();
     if (split >= 0) {
-      const int64_t lo = p * step, hi = std::min(side, lo + step);
-      if (lo >= hi) return absl::OkStatus();
       // Each array that has the dimension (an operand's broadcast
       // dimension has extent 1 and stays whole).
       auto narrow = [&](DnnlArray& array, auto*& data) {
@@ -275,7 +275,6 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
     }
     absl::Status s = OneDnnMatmul(share.src, pa, share.weights, pb, share.dst, pc);
     if (s.ok() && fused) {
-      const int64_t lo = p * step, hi = std::min(side, lo + step);
       if (by_columns) {
         epilogue->ApplyColumns(c, elements, lo, hi);
       } else {
