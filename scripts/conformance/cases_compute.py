@@ -350,6 +350,30 @@ def _(rng):
   return (lambda *a: mlp(list(a[:4]), a[4])), params + [x]
 
 
+@case("cnn_nchw_train_step")
+def _(rng):
+  # A MobileNet-style block in PyTorch's channel-major layout, as a training
+  # step: convolutions with batch-norm statistics, ReLU6, a depthwise
+  # convolution, a residual add, average pooling and a dense head; the
+  # gradients of every weight (and of the input, for data gradients of the
+  # first convolution). Seam's channels-last pass rewrites all of it.
+  x = normal(rng, (4, 3, 10, 10))
+  w1, w2 = normal(rng, (8, 3, 3, 3), 0.4), normal(rng, (8, 1, 3, 3), 0.4)
+  w3, head = normal(rng, (8, 8, 1, 1), 0.4), normal(rng, (8, 5), 0.4)
+  gamma, beta = normal(rng, (8,), 0.2) + 1, normal(rng, (8,), 0.2)
+  def bn(h):
+    mean = jnp.mean(h, axis=(0, 2, 3), keepdims=True)
+    var = jnp.mean(jnp.square(h - mean), axis=(0, 2, 3), keepdims=True)
+    return (h - mean) * lax.rsqrt(var + 1e-5) * gamma[None, :, None, None] + beta[None, :, None, None]
+  def loss(x, w1, w2, w3, head, gamma, beta):
+    h = jnp.clip(bn(conv(x, w1)), 0, 6)
+    d = jnp.clip(bn(conv(h, w2, feature_group_count=8)), 0, 6)
+    r = conv(d, w3) + h
+    pooled = jnp.mean(r, axis=(2, 3))
+    return jnp.sum(jnp.square(pooled @ head))
+  return jax.grad(loss, argnums=(0, 1, 2, 3, 4, 5, 6)), [x, w1, w2, w3, head, gamma, beta]
+
+
 @case("cnn_grad")
 def _(rng):
   w1, w2 = normal(rng, (3, 3, 1, 4), 0.5), normal(rng, (4 * 4 * 4, 3), 0.2)

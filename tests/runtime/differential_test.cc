@@ -49,6 +49,9 @@ const std::vector<std::string>& Modules() {
       "tests/corpus/hlo/xla_dlrm_keras_jax_f32_train_step.hlo",
       "tests/corpus/hlo/xla_resnet50_keras_jax_f32.hlo",
       "tests/corpus/hlo/xla_gemma3_1b_flax_call.hlo",
+      // A MobileNet-style training step in PyTorch's layout, for the
+      // channels-last pass (MobileNetV2 itself is left out, above).
+      "tests/conformance/cnn_nchw_train_step/module.hlo",
   };
   return *files;
 }
@@ -68,8 +71,11 @@ std::vector<std::string> Workloads() {
 // Parameters are paths from the source root.
 std::string PathOf(const std::string& file) { return SEAM_SOURCE_ROOT "/" + file; }
 
+// A conformance case is named by its directory (its file is module.hlo).
 std::string NameOf(const std::string& file) {
-  return testing::CorpusTestName(std::filesystem::path(file).filename().string());
+  const std::filesystem::path path(file);
+  const bool case_module = path.filename() == "module.hlo";
+  return testing::CorpusTestName((case_module ? path.parent_path().filename() : path.filename()).string());
 }
 
 std::unique_ptr<Module> Load(const std::string& file) {

@@ -11,7 +11,9 @@
 //  3. Local simplification to a fixpoint: algebra, CSE, constants, tuples,
 //     dead code, the canonical forms of gathers, sorts and reduces, and
 //     conditionals and loops that constants made trivial.
-//  4. Loop-invariant code out of loops; data movement sunk, folded and
+//  4. Loop-invariant code out of loops; activations that convolutions
+//     write channel-major kept channels-last between them (the layout
+//     direct convolution kernels want); data movement sunk, folded and
 //     merged (reshapes, transposes, converts, slices), simplifying
 //     after each.
 //  5. Increasing broadcast dimensions, the form the fusion planner expects;
@@ -32,7 +34,7 @@ const char kDefaultPipeline[] =
     "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,zero-sized-hlo-elimination,"
     "gather-simplifier,sort-simplifier,reduce-decomposer,conditional-simplifier,"
     "while-loop-simplifier,dce),"
-    "while-loop-invariant-code-motion,"
+    "while-loop-invariant-code-motion,channels-last,"
     "fixpoint(reshape-mover,transpose-folding,convert-mover,simplify-fp-conversions,"
     "slice-sinker,algsimp,cse,dce),"
     "broadcast-canonicalizer,"
