@@ -81,26 +81,24 @@ absl::StatusOr<ConvolutionPlan> MakePlan(const OneDnn& d, const Statement& st) {
     plan.plain[r] = *plain;
     any[r] = *free;
   }
-  // A forward convolution reads and writes the activations where they lie
-  // if oneDNN has a kernel for that (the weights in its own layout), else
-  // every array in its layouts. Gradients the other way round: on plain
-  // layouts oneDNN has only im2col-based kernels for them (MobileNetV2's
-  // training step: library time 9.9 s with those, 4.8 s blocked with the
-  // copies).
+  // Activations are read and written where they lie (the weights in
+  // oneDNN's own layout) when oneDNN has a direct kernel for that: every
+  // form on channels-last activations (MobileNetV2's training step after
+  // channels-last: library time 2.30 -> 1.41 s against blocked layouts with
+  // copies). Where it has only its im2col-based `gemm:jit` kernel
+  // (channel-major activations), gradients and depthwise convolutions take
+  // its blocked layouts and direct kernels with the copies (MobileNetV2's
+  // gradients: 9.9 s -> 4.8 s; depthwise: 4.7 -> 3.0 s); other forward
+  // convolutions keep `gemm:jit`, which beat the blocked kernel plus the
+  // copies there (library time 4.7 s the other way).
   std::array<dnnl_memory_desc_t, 3> where_they_lie = plan.plain;
   where_they_lie[kWeights] = any[kWeights];
-  std::array<std::array<dnnl_memory_desc_t, 3>, 2> preferences = {where_they_lie, any};
-  if (st.form != Form::kForward) std::swap(preferences[0], preferences[1]);
-  absl::StatusOr<Primitive> convolution = Create(d, st, preferences[0]);
-  if (!convolution.ok()) convolution = Create(d, st, preferences[1]);
+  absl::StatusOr<Primitive> convolution = Create(d, st, where_they_lie);
+  if (!convolution.ok()) convolution = Create(d, st, any);
   if (!convolution.ok()) return convolution.status();
-  // A depthwise convolution oneDNN would run as per-channel GEMMs (on
-  // channel-major layouts) takes its blocked layouts and depthwise kernel
-  // instead, with the copies: MobileNetV2's library time 4.7 -> 3.0 s.
-  // (Not for other convolutions: its other NCHW ones took 4.7 s that way.)
-  if (st.depthwise && absl::StrContains(convolution->Implementation(), "gemm")) {
-    absl::StatusOr<Primitive> blocked = Create(d, st, any);
-    if (blocked.ok()) {
+  if ((st.form != Form::kForward || st.depthwise) &&
+      absl::StrContains(convolution->Implementation(), "gemm")) {
+    if (absl::StatusOr<Primitive> blocked = Create(d, st, any); blocked.ok()) {
       DestroyPrimitive(d, *convolution);
       convolution = blocked;
     }
