@@ -2,6 +2,7 @@
 // contracting dimensions anywhere (operands read in place either way round,
 // or packed), f32 / f64 / bf16. Tolerance: RewriteTolerance.
 #include <algorithm>
+#include <array>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -82,6 +83,35 @@ TEST(BlasDot, MatchesTheInterpreterOnRandomDots) {
     absl::StatusOr<Literal> got = BlasDot(pool, dot, arguments[0], arguments[1]);
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "the dot"), "") << text;
+  }
+}
+
+// Products large enough to be shared out among threads: by rows, by
+// columns, and along k (a long sum into a small result, each operand
+// stored either way round), against the interpreter.
+TEST(BlasDot, SharesLargeProductsAmongThreads) {
+  const std::vector<std::array<const char*, 4>> cases = {
+      {"f32[600,100]", "f32[100,40]", "f32[600,40]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"f32[40,100]", "f32[100,600]", "f32[40,600]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      {"f32[8192,40]", "f32[8192,30]", "f32[40,30]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      {"f32[40,8192]", "f32[30,8192]", "f32[40,30]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+      {"f64[5000,24]", "f64[24,5000]", "f64[24,24]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+  };
+  for (const auto& [lhs, rhs, out, dims] : cases) {
+    const std::string text = absl::StrCat("HloModule dot\n\nENTRY e {\n  a = ", lhs, " parameter(0)\n  b = ", rhs,
+                                          " parameter(1)\n  ROOT d = ", out, " dot(a, b), ", dims, "\n}\n");
+    absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "dot");
+    ASSERT_TRUE(modules.ok()) << modules.status() << "\n" << text;
+    const Computation& entry = *modules->front()->entry();
+    const Instruction& dot = *entry.root();
+    std::vector<Literal> arguments = RandomArguments(entry, /*seed=*/3);
+    Evaluator evaluator;
+    BufferPool pool;
+    absl::StatusOr<Literal> want = EvalInstruction(dot, {&arguments[0], &arguments[1]}, evaluator);
+    ASSERT_TRUE(want.ok()) << want.status();
+    absl::StatusOr<Literal> got = BlasDot(pool, dot, arguments[0], arguments[1]);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "the dot"), "") << text;
   }
 }
 

@@ -1,5 +1,6 @@
-// bf16 dots through oneDNN against the interpreter (accumulating in f32, as
-// the kernels do), on shapes that take each of its paths: columns split
+// bf16 dots (and the f32 ones it takes) through oneDNN against the
+// interpreter (accumulating in f32, as the kernels do), on shapes that
+// take each of its paths: a product run transposed, columns split
 // over threads, weights stored either way round, a transposed left
 // operand, whole products per thread, a bf16 or an f32 result, free
 // dimensions that become batch dimensions of one operand, several
@@ -85,6 +86,22 @@ TEST(OneDnnDot, MatchesTheInterpreter) {
       {"f32, many tiny products", "f32[300,6,8]", "f32[300,6,6]", "f32[300,8,6]",
        "lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, "
        "rhs_contracting_dims={1}"},
+      // f32 with few rows: GPT-2's batch-4 projections and resnet's
+      // classifier.
+      {"f32, few rows", "f32[4,300]", "f32[300,700]", "f32[4,700]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      // f32, many rows and few columns of a transposed lhs (GPT-2's
+      // logits): run as the transposed product, into scratch. Columns are
+      // 1 and 16, the bounds of that route.
+      {"f32, transposed product", "f32[96,5000]", "f32[96,3]", "f32[5000,3]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      {"f32, transposed product of 16 columns", "f32[70,4200]", "f32[16,70]", "f32[4200,16]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
+      {"f32, transposed product of one column", "f32[40,300]", "f32[40,1]", "f32[300,1]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
+      // bf16 likewise (BERT's [128,30522]' x [128,16]), the result bf16.
+      {"bf16, transposed product", "bf16[40,3000]", "bf16[40,8]", "bf16[3000,8]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
   };
   for (const Case& c : cases) ExpectMatchesTheInterpreter(c);
 }

@@ -18,19 +18,18 @@
 //        r' = f32[N,H,W,C] multiply(c', broadcast(scale)), dimensions={3}
 //
 // Broadcasts into the region, and elementwise ops of broadcasts alone, are
-// rebuilt in its layout; other operands enter through a transpose. A reader outside the region gets a transpose
-// back, which transpose-folding folds into the next convolution's labels
-// and algsimp into reductions (batch-norm statistics), so in a CNN only the
-// module's boundaries keep one. A region that would keep as many
-// transposes as it has convolutions (a lone convolution) is left alone.
-
+// rebuilt in its layout; other operands enter through a transpose. A
+// reader outside the region gets a transpose back, which transpose-folding
+// folds into the next convolution's labels and algsimp into reductions
+// (batch-norm statistics), so in a CNN only the module's boundaries keep
+// one. A region that would keep as many transposes as it has convolutions
+// (a lone convolution) is left alone.
 #include <functional>
 #include <map>
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-
 #include "seam/passes/mover_util.h"
 #include "seam/passes/pass.h"
 
@@ -56,12 +55,6 @@ std::optional<IntList> ChannelsLastPositions(const Instruction& conv) {
   return position;
 }
 
-// A rank-0 operand of an op with a larger rank (clamp's bounds, select's
-// predicate) applies to every element, whatever the layout.
-bool IsImplicitScalar(const Instruction* op, const Instruction* operand) {
-  return operand->shape().rank() == 0 && op->shape().rank() > 0;
-}
-
 bool IsBroadcast(const Instruction* i) {
   return i->opcode() == Opcode::kBroadcast && !movers::HasControlEdges(*i) &&
          movers::IsStaticArray(i->shape()) && i->attrs().dimensions.has_value();
@@ -70,12 +63,12 @@ bool IsBroadcast(const Instruction* i) {
 // An elementwise op of the region's dimensions that may run on transposed
 // operands.
 bool CanJoin(const Instruction* op, const std::vector<int64_t>& dims) {
-  if (!IsElementwise(op->opcode()) || op->opcode() == Opcode::kMap || !movers::IsPlainArrayOp(*op) ||
-      !IsRemovableWhenDead(*op) || op->shape().dims() != dims) {
+  if (!IsElementwise(op->opcode()) || op->opcode() == Opcode::kMap ||
+      !movers::IsPlainArrayOp(*op) || !IsRemovableWhenDead(*op) || op->shape().dims() != dims) {
     return false;
   }
   for (const Instruction* operand : op->operands()) {
-    if (operand->shape().dims() != dims && !IsImplicitScalar(op, operand)) return false;
+    if (operand->shape().dims() != dims && !movers::IsImplicitScalar(op, operand)) return false;
   }
   return true;
 }
@@ -87,7 +80,7 @@ bool FromBroadcasts(const Instruction* i, const std::vector<int64_t>& dims, int 
   if (IsBroadcast(i)) return true;
   if (depth >= 8 || !CanJoin(i, dims)) return false;
   for (const Instruction* operand : i->operands()) {
-    if (!IsImplicitScalar(i, operand) && !FromBroadcasts(operand, dims, depth + 1)) return false;
+    if (!movers::IsImplicitScalar(i, operand) && !FromBroadcasts(operand, dims, depth + 1)) return false;
   }
   return true;
 }
@@ -95,7 +88,7 @@ bool FromBroadcasts(const Instruction* i, const std::vector<int64_t>& dims, int 
 // One region: the values to keep transposed, with the permutation from
 // channel-major to channels-last their convolutions share.
 struct Region {
-  IntList position;  // result dimension d is the transposed value's position[d]
+  IntList position;                   // result dimension d is the transposed value's position[d]
   std::vector<Instruction*> members;  // in post order
 };
 
@@ -142,7 +135,7 @@ int64_t KeptTransposes(const Region& region) {
   for (const Instruction* i : region.members) {
     if (i->opcode() != Opcode::kConvolution) {
       for (const Instruction* operand : i->operands()) {
-        if (!members.contains(operand) && !IsImplicitScalar(i, operand) &&
+        if (!members.contains(operand) && !movers::IsImplicitScalar(i, operand) &&
             !FromBroadcasts(operand, i->shape().dims())) {
           entering.insert(operand);
         }
@@ -171,20 +164,21 @@ void Rewrite(const Region& region, movers::Editor& editor) {
   std::function<Instruction*(Instruction*, Instruction*)> enter = [&](Instruction* op,
                                                                       Instruction* operand) {
     if (auto it = transposed.find(operand); it != transposed.end()) return it->second;
-    if (IsImplicitScalar(op, operand)) return operand;
+    if (movers::IsImplicitScalar(op, operand)) return operand;
     if (auto it = rebuilt.find(operand); it != rebuilt.end()) return it->second;
     Instruction* built;
     if (IsBroadcast(operand)) {
       IntList dimensions;
       for (int64_t d : *operand->attrs().dimensions) dimensions.push_back(region.position[d]);
-      built = b.Broadcast(operand->operand(0), movers::Permute(operand->shape().dims(), to_channels_last),
+      built = b.Broadcast(operand->operand(0),
+                          movers::Permute(operand->shape().dims(), to_channels_last),
                           std::move(dimensions));
     } else if (FromBroadcasts(operand, operand->shape().dims())) {
       std::vector<Instruction*> operands;
       for (Instruction* o : operand->operands()) operands.push_back(enter(operand, o));
       built = b.Clone(*operand, std::move(operands));
-      built->mutable_shape() =
-          Shape::Array(operand->shape().dtype(), movers::Permute(operand->shape().dims(), to_channels_last));
+      built->mutable_shape() = Shape::Array(
+          operand->shape().dtype(), movers::Permute(operand->shape().dims(), to_channels_last));
     } else {
       built = b.Transpose(operand, to_channels_last);
     }
@@ -204,7 +198,8 @@ void Rewrite(const Region& region, movers::Editor& editor) {
       for (Instruction* operand : i->operands()) operands.push_back(enter(i, operand));
       fresh = b.Clone(*i, std::move(operands));
     }
-    fresh->mutable_shape() = Shape::Array(i->shape().dtype(), movers::Permute(i->shape().dims(), to_channels_last));
+    fresh->mutable_shape() =
+        Shape::Array(i->shape().dtype(), movers::Permute(i->shape().dims(), to_channels_last));
     transposed.emplace(i, fresh);
   }
   // Replaced last: until then members read the old values by pointer.
@@ -226,7 +221,8 @@ class ChannelsLastPass : public Pass {
       editor.Begin(*computation);
       for (const Region& region : regions) {
         int64_t convolutions = 0;
-        for (const Instruction* i : region.members) convolutions += i->opcode() == Opcode::kConvolution;
+        for (const Instruction* i : region.members)
+          convolutions += i->opcode() == Opcode::kConvolution;
         if (KeptTransposes(region) >= convolutions) continue;
         Rewrite(region, editor);
         changed = true;

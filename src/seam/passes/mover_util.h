@@ -27,6 +27,12 @@ bool IsPlainArrayOp(const Instruction& i);
 // differ.
 bool SameTypedAttributes(const Attributes& a, const Attributes& b);
 
+// A rank-0 operand of an op with a larger rank (clamp's bounds, select's
+// predicate) applies to every element, whatever the layout.
+inline bool IsImplicitScalar(const Instruction* op, const Instruction* operand) {
+  return operand->shape().rank() == 0 && op->shape().rank() > 0;
+}
+
 // A constant whose values the text spelled out (not elided, not opaque).
 const Literal* KnownLiteral(const Instruction* i);
 

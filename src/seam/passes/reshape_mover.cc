@@ -78,12 +78,6 @@ bool IsMovableOp(const Instruction* i) {
          !movers::IsWidening(i->operand(0)->shape().dtype(), i->shape().dtype());
 }
 
-// A rank-0 operand of an op with a larger rank (clamp's bounds, select's
-// predicate) applies to every element, whatever the layout.
-bool IsImplicitScalar(const Instruction* op, const Instruction* operand) {
-  return operand->shape().rank() == 0 && op->shape().rank() > 0;
-}
-
 // The rearrangement all operands of `op` share, if it is a candidate.
 std::optional<Rearrangement> SharedRearrangement(const Instruction* op) {
   std::optional<Rearrangement> shared;
@@ -100,7 +94,7 @@ std::optional<Rearrangement> SharedRearrangement(const Instruction* op) {
   }
   if (!shared.has_value()) return std::nullopt;
   for (const Instruction* operand : op->operands()) {
-    if (IsRearrange(operand) || IsImplicitScalar(op, operand) ||
+    if (IsRearrange(operand) || movers::IsImplicitScalar(op, operand) ||
         CanTriviallyRearrange(operand)) {
       continue;
     }
@@ -117,7 +111,7 @@ class Rematerializer {
   Instruction* Undo(Instruction* op, Instruction* operand, const Rearrangement& r,
                     HloBuilder& b) {
     if (IsRearrange(operand)) return operand->operand(0);
-    if (IsImplicitScalar(op, operand)) return operand;
+    if (movers::IsImplicitScalar(op, operand)) return operand;
     Key key{IsScalarBroadcast(operand) ? operand->operand(0) : operand, r.opcode, r.input_dims,
             r.permutation};
     auto it = built_.find(key);

@@ -242,6 +242,33 @@ template <typename C>
 void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> b, C* c,
           int64_t ldc, const PieceWritten* written = nullptr) {
   ThreadPool& pool = ThreadPool::Global();
+  // A long sum into a small result (a weight gradient over a batch) is
+  // shared along k: each thread sums its part into a partial result of
+  // its own, added up after. (DLRM's [6272,192]' x [6272,15]: 2.0x -> 1.8x
+  // its library alone, by rows before.)
+  const int64_t k_pieces = std::min<int64_t>(pool.size(), k / 1024);
+  if (k_pieces >= 2 && k >= 16 * std::max(m, n) && m * n * k >= kSerialGemmWork) {
+    const int64_t step = (k + k_pieces - 1) / k_pieces;
+    std::vector<C> partial(static_cast<size_t>((k_pieces - 1) * m * n));
+    pool.ParallelFor(k_pieces, 1, [&](int64_t begin, int64_t end, int) {
+      for (int64_t p = begin; p < end; ++p) {
+        const int64_t lo = p * step, hi = std::min(k, lo + step);
+        MatrixOperand<C> a_part = a, b_part = b;
+        a_part.data += a.transposed ? lo * a.ld : lo;
+        b_part.data += b.transposed ? lo : lo * b.ld;
+        C* out = p == 0 ? c : partial.data() + (p - 1) * m * n;
+        SerialGemm(m, n, hi - lo, a_part, b_part, out, p == 0 ? ldc : n);
+      }
+    });
+    for (int64_t p = 1; p < k_pieces; ++p) {
+      const C* part = partial.data() + (p - 1) * m * n;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += part[i * n + j];
+      }
+    }
+    if (written != nullptr) (*written)(0, m, 0, n);
+    return;
+  }
   const bool by_rows = m >= n;
   const int64_t side = by_rows ? m : n;
   const int64_t pieces = std::min<int64_t>(pool.size(), side / 16);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "seam/eval/index_util.h"
+#include "seam/ir/float16.h"
 #include "seam/runtime/blas_dot.h"
 #include "seam/runtime/blas_pack.h"
 #include "seam/runtime/onednn.h"
@@ -27,7 +28,8 @@ struct MatmulStatement {
 // one's stride is the next one's stride times its extent. Extent-1
 // dimensions are dropped first. None when they do not merge.
 std::optional<std::pair<int64_t, int64_t>> Merge(std::vector<std::pair<int64_t, int64_t>> dims) {
-  dims.erase(std::remove_if(dims.begin(), dims.end(), [](auto d) { return d.first == 1; }), dims.end());
+  dims.erase(std::remove_if(dims.begin(), dims.end(), [](auto d) { return d.first == 1; }),
+             dims.end());
   if (dims.empty()) return std::make_pair(int64_t{1}, int64_t{1});
   for (size_t i = 0; i + 1 < dims.size(); ++i) {
     if (dims[i].second != dims[i + 1].second * dims[i + 1].first) return std::nullopt;
@@ -42,7 +44,8 @@ std::optional<MatmulStatement> StateMatmul(const Instruction& dot, dnnl_data_typ
   const Attributes& a = dot.attrs();
   const Shape& lhs = dot.operand(0)->shape();
   const Shape& rhs = dot.operand(1)->shape();
-  const IntList lb = a.lhs_batch_dims.value_or(IntList{}), rb = a.rhs_batch_dims.value_or(IntList{});
+  const IntList lb = a.lhs_batch_dims.value_or(IntList{}),
+                rb = a.rhs_batch_dims.value_or(IntList{});
   const IntList lc = a.lhs_contracting_dims.value_or(IntList{});
   const IntList rc = a.rhs_contracting_dims.value_or(IntList{});
   const std::vector<int64_t> ls = RowMajorStrides(lhs.dims()), rs = RowMajorStrides(rhs.dims()),
@@ -144,6 +147,14 @@ std::optional<MatmulStatement> StateMatmul(const Instruction& dot, dnnl_data_typ
   return st;
 }
 
+// A product of many rows and few columns whose lhs is stored transposed
+// ([k, m]: GPT-2's logits, [768,50257]' x [768,4]) runs as its transpose,
+// c' = b' a', with that lhs as plain [k, m] weights, the form oneDNN's
+// matmul streams fastest (12.0 -> x.x ms; its library alone 7.9 ms).
+bool RunsTransposed(const DotAsGemm& g) {
+  return g.batch == 1 && g.lhs_transposed && g.n <= 16 && g.m >= 256 * g.n;
+}
+
 // The dots oneDNN's matmul takes: bf16 ones (read as bf16, never widened);
 // f32 ones OpenBLAS would need permuted copies of (GPT-2's attention dots:
 // 0.49 ms with the copies, oneDNN on the strides 8.7x less) or that are
@@ -159,9 +170,26 @@ std::optional<MatmulStatement> StateLibraryMatmul(const Instruction& dot) {
   if (lhs == DType::kF32 && rhs == DType::kF32 && out == DType::kF32) {
     const DotAsGemm g = GemmOfDot(dot);
     const bool tiny_products = g.batch >= 64 && g.m * g.n * g.k <= 4096;
-    if (!g.InPlace() || tiny_products) return StateMatmul(dot, dnnl_f32, dnnl_f32);
+    const bool few_rows = g.m <= 16 && g.n >= 256;
+    if (!g.InPlace() || tiny_products || few_rows || RunsTransposed(g)) {
+      return StateMatmul(dot, dnnl_f32, dnnl_f32);
+    }
   }
   return std::nullopt;
+}
+
+// The same product the other way round, c' = b' a': the operands' roles
+// swapped, the result [batch..., n, m] row-major (in scratch).
+MatmulStatement Transposed(const MatmulStatement& st) {
+  auto swap_last_two = [](DnnlArray array) {
+    const size_t r = array.dims.size();
+    std::swap(array.dims[r - 1], array.dims[r - 2]);
+    std::swap(array.strides[r - 1], array.strides[r - 2]);
+    return array;
+  };
+  MatmulStatement swapped{swap_last_two(st.weights), swap_last_two(st.src), swap_last_two(st.dst)};
+  swapped.dst.strides = RowMajorStrides(swapped.dst.dims);
+  return swapped;
 }
 
 }  // namespace
@@ -212,51 +240,49 @@ absl::StatusOr<std::function<absl::Status()>> OneDnnMatmulAlone(const Instructio
 
 bool OneDnnDotServes(const Instruction& dot) { return StateLibraryMatmul(dot).has_value(); }
 
-absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
-                                  const Literal& rhs, ResultEpilogue* epilogue) {
-  const std::optional<MatmulStatement> st = StateLibraryMatmul(dot);
-  if (!st) return absl::UnimplementedError("oneDNN's matmul has no form of this dot");
-  if (absl::Status loaded = LoadOneDnn().status(); !loaded.ok()) return loaded;
-  Literal out = pool.TakeLiteral(dot.shape());
-  const auto* a = lhs.data<uint8_t>();
-  const auto* b = rhs.data<uint8_t>();
-  auto* c = out.mutable_data<uint8_t>();
+namespace {
 
-  // Shares of the outermost batch dimension both operands have to threads
-  // when there are enough of them; otherwise a share of the columns each
-  // (the weights read once), or of the rows when the columns are few.
-  // (On the 2-core AVX512-BF16 host measured, two threads of bf16
-  // arithmetic ran each at half speed: Gemma's dots took as long on one.)
+// Runs `st` on a, b and c shared out over Seam's pool: by the outermost
+// batch dimension both operands have when there are enough of them;
+// otherwise by columns (the weights read once), or by rows when the
+// columns are few. Applies `epilogue` to each share as it is written when
+// the shares are ranges of the result it can follow; says whether it did.
+// (On the 2-core AVX512-BF16 host measured, two threads of bf16 arithmetic
+// ran each at half speed: Gemma's dots took as long on one.)
+absl::StatusOr<bool> RunShared(const MatmulStatement& st, const uint8_t* a, const uint8_t* b,
+                               uint8_t* c, int64_t elements, ResultEpilogue* epilogue) {
   ThreadPool& threads = ThreadPool::Global();
-  const int rank = static_cast<int>(st->dst.dims.size());
+  const int rank = static_cast<int>(st.dst.dims.size());
   int split = rank - 1;  // n
   for (int d = 0; d < rank - 2; ++d) {
-    if (st->dst.dims[d] >= threads.size()) {
+    if (st.dst.dims[d] >= threads.size()) {
       split = d;
       break;
     }
   }
-  if (split == rank - 1 && st->dst.dims[rank - 1] < 128) {
+  if (split == rank - 1 && st.dst.dims[rank - 1] < 128) {
     // Too narrow to share by columns: by rows when there are enough and
     // the work is worth waking a thread for, else one call. (BERT's
     // 30522x16 products by rows: 2.4 -> 1.2 ms on two threads.)
-    const int64_t m = st->dst.dims[rank - 2], n = st->dst.dims[rank - 1];
-    const int64_t k = st->src.dims[rank - 1];
+    const int64_t m = st.dst.dims[rank - 2], n = st.dst.dims[rank - 1];
+    const int64_t k = st.src.dims[rank - 1];
     split = m >= 128 && m * n * k >= kSerialGemmWork ? rank - 2 : -1;
   }
-  const int64_t side = split < 0 ? 1 : st->dst.dims[split];
+  const int64_t side = split < 0 ? 1 : st.dst.dims[split];
   const int64_t granule = split >= rank - 2 ? 64 : 1;
-  const int64_t pieces = split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
-  const int64_t step = split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
-  const int64_t elements = out.element_count();
+  const int64_t pieces =
+      split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
+  const int64_t step =
+      split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
   // Shares of an outer batch are row-major ranges of the result; shares
   // of its columns are ranges of its last dimension when that is n.
   const bool by_columns = split == rank - 1;
-  const bool fused = epilogue != nullptr && split >= 0 &&
-                     (by_columns ? epilogue->columns == side
-                                 : ResultEpilogue::Contiguous(elements, side, st->dst.strides[split]));
+  const bool fused =
+      epilogue != nullptr && split >= 0 &&
+      (by_columns ? epilogue->columns == side
+                  : ResultEpilogue::Contiguous(elements, side, st.dst.strides[split]));
   absl::Status shared = threads.ParallelForEach(pieces, [&](int64_t p) -> absl::Status {
-    MatmulStatement share = *st;
+    MatmulStatement share = st;
     const uint8_t *pa = a, *pb = b;
     uint8_t* pc = c;
     const int64_t lo = p * step, hi = std::min(side, lo + step);
@@ -278,13 +304,110 @@ absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, cons
       if (by_columns) {
         epilogue->ApplyColumns(c, elements, lo, hi);
       } else {
-        epilogue->ApplyRange(c, lo * st->dst.strides[split], hi * st->dst.strides[split]);
+        epilogue->ApplyRange(c, lo * st.dst.strides[split], hi * st.dst.strides[split]);
       }
     }
     return s;
   });
   if (!shared.ok()) return shared;
-  if (fused) epilogue->applied = true;
+  return fused;
+}
+
+// Products this small in all (GPT-2's 48 one-element attention weights,
+// 3K multiply-adds) cost less computed directly than a library call: the
+// bound OpenBLAS's calls take too (kDirectGemmWork).
+constexpr int64_t kDirectMatmulWork = kDirectGemmWork;
+
+int64_t MatmulWork(const MatmulStatement& st) {
+  const size_t rank = st.dst.dims.size();
+  int64_t work = st.src.dims[rank - 1];  // k
+  for (int64_t d : st.dst.dims) work *= d;
+  return work;
+}
+
+// `st` by plain loops over its strides, accumulating in f32 and rounding
+// once into the result's type, on the calling thread.
+void DirectMatmul(const MatmulStatement& st, const uint8_t* a, const uint8_t* b, uint8_t* c) {
+  auto load = [](const DnnlArray& array, const uint8_t* data, int64_t at) -> float {
+    if (array.type == dnnl_f32) return reinterpret_cast<const float*>(data)[at];
+    return BF16ToFloat(reinterpret_cast<const uint16_t*>(data)[at]);
+  };
+  const int rank = static_cast<int>(st.dst.dims.size());
+  const int64_t m = st.dst.dims[rank - 2], n = st.dst.dims[rank - 1], k = st.src.dims[rank - 1];
+  std::vector<int64_t> batch(st.dst.dims.begin(), st.dst.dims.end() - 2);
+  ForEachIndex(batch, [&](absl::Span<const int64_t> index, int64_t) {
+    // Where this product starts in each array (an operand's extent-1
+    // batch dimension is broadcast).
+    int64_t sa = 0, sb = 0, sc = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      if (st.src.dims[d] != 1) sa += index[d] * st.src.strides[d];
+      if (st.weights.dims[d] != 1) sb += index[d] * st.weights.strides[d];
+      sc += index[d] * st.dst.strides[d];
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          sum += load(st.src, a, sa + i * st.src.strides[rank - 2] + p * st.src.strides[rank - 1]) *
+                 load(st.weights, b, sb + p * st.weights.strides[rank - 2] + j * st.weights.strides[rank - 1]);
+        }
+        const int64_t at = sc + i * st.dst.strides[rank - 2] + j * st.dst.strides[rank - 1];
+        if (st.dst.type == dnnl_f32) {
+          reinterpret_cast<float*>(c)[at] = sum;
+        } else {
+          reinterpret_cast<uint16_t*>(c)[at] = FloatToBF16(sum);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> OneDnnDot(BufferPool& pool, const Instruction& dot, const Literal& lhs,
+                                  const Literal& rhs, ResultEpilogue* epilogue) {
+  const std::optional<MatmulStatement> st = StateLibraryMatmul(dot);
+  if (!st) return absl::UnimplementedError("oneDNN's matmul has no form of this dot");
+  if (absl::Status loaded = LoadOneDnn().status(); !loaded.ok()) return loaded;
+  Literal out = pool.TakeLiteral(dot.shape());
+  const auto* a = lhs.data<uint8_t>();
+  const auto* b = rhs.data<uint8_t>();
+  auto* c = out.mutable_data<uint8_t>();
+  const int64_t elements = out.element_count();
+  if (MatmulWork(*st) <= kDirectMatmulWork) {
+    DirectMatmul(*st, a, b, c);
+    return out;
+  }
+  if (RunsTransposed(GemmOfDot(dot))) {
+    // c' into scratch, then transposed into c over the pool; the epilogue
+    // follows the call.
+    const MatmulStatement swapped = Transposed(*st);
+    const int rank = static_cast<int>(swapped.dst.dims.size());
+    const int64_t n = swapped.dst.dims[rank - 2], m = swapped.dst.dims[rank - 1];
+    const size_t bytes = static_cast<size_t>(swapped.dst.element_bytes());
+    PooledArray<uint8_t> scratch(pool, static_cast<size_t>(elements) * bytes);
+    absl::StatusOr<bool> ran = RunShared(swapped, b, a, scratch.data(), elements, nullptr);
+    if (!ran.ok()) return ran.status();
+    auto transpose = [&](auto element) {
+      using T = decltype(element);
+      const T* from = reinterpret_cast<const T*>(scratch.data());
+      T* to = reinterpret_cast<T*>(c);
+      ThreadPool::Global().ParallelFor(m, 1024, [&](int64_t begin, int64_t end, int) {
+        for (int64_t i = begin; i < end; ++i) {
+          for (int64_t j = 0; j < n; ++j) to[i * n + j] = from[j * m + i];
+        }
+      });
+    };
+    if (bytes == 4) {
+      transpose(float{});
+    } else {
+      transpose(uint16_t{});  // bf16
+    }
+    return out;
+  }
+  absl::StatusOr<bool> fused = RunShared(*st, a, b, c, elements, epilogue);
+  if (!fused.ok()) return fused.status();
+  if (*fused) epilogue->applied = true;
   return out;
 }
 
