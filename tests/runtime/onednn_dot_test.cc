@@ -90,6 +90,9 @@ TEST(OneDnnDot, MatchesTheInterpreter) {
       // classifier.
       {"f32, few rows", "f32[4,300]", "f32[300,700]", "f32[4,700]",
        "lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+      // f32, few columns stored transposed (DLRM's [6272,192] x [15,192]').
+      {"f32, few columns stored transposed", "f32[600,200]", "f32[15,200]", "f32[600,15]",
+       "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
       // f32, many rows and few columns of a transposed lhs (GPT-2's
       // logits): run as the transposed product, into scratch. Columns are
       // 1 and 16, the bounds of that route.

@@ -157,9 +157,12 @@ bool RunsTransposed(const DotAsGemm& g) {
 
 // The dots oneDNN's matmul takes: bf16 ones (read as bf16, never widened);
 // f32 ones OpenBLAS would need permuted copies of (GPT-2's attention dots:
-// 0.49 ms with the copies, oneDNN on the strides 8.7x less) or that are
+// 0.49 ms with the copies, oneDNN on the strides 8.7x less), that are
 // many tiny products (DLRM's 6272 6x6x8 ones: 3x faster than OpenBLAS call
-// by call); `seam_library_calls_bench` measured both.
+// by call), that have few rows (m <= 16: GPT-2's batch-4 projections and
+// resnet's classifier, 1.3-1.5x), few columns stored transposed (DLRM's
+// [6272,192] x [15,192]': 0.49 -> 0.24 ms) or run transposed (above);
+// `seam_library_calls_bench` measured each against OpenBLAS.
 std::optional<MatmulStatement> StateLibraryMatmul(const Instruction& dot) {
   if (!BlasHandles(dot)) return std::nullopt;
   const DType lhs = dot.operand(0)->shape().dtype(), rhs = dot.operand(1)->shape().dtype();
@@ -171,7 +174,8 @@ std::optional<MatmulStatement> StateLibraryMatmul(const Instruction& dot) {
     const DotAsGemm g = GemmOfDot(dot);
     const bool tiny_products = g.batch >= 64 && g.m * g.n * g.k <= 4096;
     const bool few_rows = g.m <= 16 && g.n >= 256;
-    if (!g.InPlace() || tiny_products || few_rows || RunsTransposed(g)) {
+    const bool few_stored_columns = g.rhs_transposed && g.n < 32 && g.m >= 256;
+    if (!g.InPlace() || tiny_products || few_rows || few_stored_columns || RunsTransposed(g)) {
       return StateMatmul(dot, dnnl_f32, dnnl_f32);
     }
   }
