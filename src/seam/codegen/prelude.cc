@@ -9,7 +9,7 @@ namespace seam::codegen {
 // maximum and minimum.
 const char kPortableHelpers[] = R"(inline float seam_bf16_to_float(uint16_t b) { return seam::BF16ToFloat(b); }
 inline uint16_t seam_float_to_bf16(float f) { return seam::FloatToBF16(f); }
-inline float seam_round_bf16(float f) { return seam::BF16ToFloat(seam::FloatToBF16(f)); }
+inline float seam_round_bf16(float f) { return seam::RoundToBF16(f); }
 inline float seam_half_to_float(uint16_t b) { return seam::HalfToFloat(b); }
 inline uint16_t seam_float_to_half(float f) { return seam::FloatToHalf(f); }
 inline float seam_round_half(float f) { return seam::HalfToFloat(seam::FloatToHalf(f)); }
