@@ -125,6 +125,31 @@ TEST(ThreadPool, CallerFinishesWhenWorkersAreBusyElsewhere) {
   holder.join();
 }
 
+TEST(ThreadPool, LoopsRunSeriallyForASpellAfterWorkersStall) {
+  // A worker that sits on its chunk (as one the OS took away mid-chunk
+  // does) while the caller has run out of chunks stalls the loop; after
+  // three stalls in quick succession loops run on their caller alone, and
+  // once the spell is over on the workers again.
+  ThreadPool pool(2);
+  ASSERT_EQ(pool.Parallelism(), 2);
+  auto stalled_loop = [&] {
+    pool.ParallelFor(8, 1, [](int64_t, int64_t, int worker) {
+      std::this_thread::sleep_for(std::chrono::microseconds(worker == 0 ? 50 : 3000));
+    });
+  };
+  // A worker that never joins a loop (a busy machine) stalls nothing, so
+  // this allows for a few loops the caller ran alone.
+  for (int loop = 0; loop < 50 && pool.Parallelism() == 2; ++loop) stalled_loop();
+  ASSERT_EQ(pool.Parallelism(), 1);
+  std::atomic<int> on_workers{0};
+  pool.ParallelFor(64, 1, [&](int64_t, int64_t, int worker) {
+    if (worker != 0) ++on_workers;
+  });
+  EXPECT_EQ(on_workers, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // past the spell
+  EXPECT_EQ(pool.Parallelism(), 2);
+}
+
 TEST(ThreadPool, GeneratedCodeInterface) {
   ThreadPool pool(3);
   const seam_pool* c = pool.c_interface();

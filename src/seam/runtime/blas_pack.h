@@ -246,7 +246,8 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> 
   // shared along k: each thread sums its part into a partial result of
   // its own, added up after. (DLRM's [6272,192]' x [6272,15]: 2.0x -> 1.8x
   // its library alone, by rows before.)
-  const int64_t k_pieces = std::min<int64_t>(pool.size(), k / 1024);
+  const int64_t threads = pool.Parallelism();
+  const int64_t k_pieces = std::min<int64_t>(threads, k / 1024);
   if (k_pieces >= 2 && k >= 16 * std::max(m, n) && m * n * k >= kSerialGemmWork) {
     const int64_t step = (k + k_pieces - 1) / k_pieces;
     std::vector<C> partial(static_cast<size_t>((k_pieces - 1) * m * n));
@@ -271,7 +272,7 @@ void Gemm(int64_t m, int64_t n, int64_t k, MatrixOperand<C> a, MatrixOperand<C> 
   }
   const bool by_rows = m >= n;
   const int64_t side = by_rows ? m : n;
-  const int64_t pieces = std::min<int64_t>(pool.size(), side / 16);
+  const int64_t pieces = std::min<int64_t>(threads, side / 16);
   if (pieces < 2 || m * n * k < kSerialGemmWork) {
     SerialGemm(m, n, k, a, b, c, ldc);
     if (written != nullptr) (*written)(0, m, 0, n);

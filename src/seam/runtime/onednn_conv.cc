@@ -294,10 +294,11 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
   if (!library.ok()) return library.status();
   const OneDnn& d = **library;
   ThreadPool& threads = ThreadPool::Global();
-  const std::vector<Share> shares = Shares(*st, threads.size());
+  const int parallelism = threads.Parallelism();
+  const std::vector<Share> shares = Shares(*st, parallelism);
   // One share runs on oneDNN's OpenMP team; several on Seam's threads,
   // one each.
-  const int team = shares.size() == 1 ? threads.size() : 1;
+  const int team = shares.size() == 1 ? parallelism : 1;
   std::vector<const ConvolutionPlan*> plans;
   for (const Share& share : shares) {
     absl::StatusOr<const ConvolutionPlan*> plan = PlanOf(d, share.statement, team);

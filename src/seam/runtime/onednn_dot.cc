@@ -256,10 +256,11 @@ namespace {
 absl::StatusOr<bool> RunShared(const MatmulStatement& st, const uint8_t* a, const uint8_t* b,
                                uint8_t* c, int64_t elements, ResultEpilogue* epilogue) {
   ThreadPool& threads = ThreadPool::Global();
+  const int parallelism = threads.Parallelism();
   const int rank = static_cast<int>(st.dst.dims.size());
   int split = rank - 1;  // n
   for (int d = 0; d < rank - 2; ++d) {
-    if (st.dst.dims[d] >= threads.size()) {
+    if (st.dst.dims[d] >= parallelism) {
       split = d;
       break;
     }
@@ -275,7 +276,7 @@ absl::StatusOr<bool> RunShared(const MatmulStatement& st, const uint8_t* a, cons
   const int64_t side = split < 0 ? 1 : st.dst.dims[split];
   const int64_t granule = split >= rank - 2 ? 64 : 1;
   const int64_t pieces =
-      split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads.size(), side / granule));
+      split < 0 ? 1 : std::max<int64_t>(1, std::min<int64_t>(parallelism, side / granule));
   const int64_t step =
       split < 0 ? side : ((side + pieces - 1) / pieces + granule - 1) / granule * granule;
   // Shares of an outer batch are row-major ranges of the result; shares

@@ -28,6 +28,21 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 constexpr int64_t kChunksPerThread = 4;
 constexpr int64_t kMaxChunks = 0xffff;  // the claim word's 16 bits
 
+// A stalled loop's caller waited at least this long (the OS's time slices
+// are milliseconds; a quiet machine's imbalance between the last chunks is
+// far less). A third stall within kStallWindow starts a serial spell: a
+// busy machine stalled resnet50's loops 27 times a second, a quiet one (a
+// VM with neighbours) 4-9 times.
+constexpr int64_t kStallNs = 500'000;
+constexpr int64_t kStallWindowNs = 100'000'000;
+constexpr int64_t kSpellNs = 200'000'000;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 thread_local bool t_in_loop = false;  // running a loop's chunk, or a worker
 
 void CpuRelax() {
@@ -97,6 +112,22 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+bool ThreadPool::InSerialSpell(int64_t now_ns) const {
+  return now_ns < serial_until_ns_.load(std::memory_order_relaxed);
+}
+
+int ThreadPool::Parallelism() const { return InSerialSpell(NowNs()) ? 1 : size(); }
+
+void ThreadPool::NoteLoop(int64_t own_ns, int64_t wait_ns, int64_t end_ns) {
+  if (wait_ns <= kStallNs || 2 * wait_ns <= own_ns) return;
+  // Only the loop's caller, holding loop_mutex_, gets here.
+  if (end_ns - stalls_ns_[0] < kStallWindowNs) {
+    serial_until_ns_.store(end_ns + kSpellNs, std::memory_order_relaxed);
+  }
+  stalls_ns_[0] = stalls_ns_[1];
+  stalls_ns_[1] = end_ns;
+}
+
 void ThreadPool::WorkerLoop(int worker) {
   t_in_loop = true;
   uint32_t seen = 0;  // the wake_ value of the last loop joined
@@ -150,7 +181,12 @@ void ThreadPool::ParallelFor(int64_t tasks, int64_t grain,
   if (tasks <= 0) return;
   grain = std::max<int64_t>(1, grain);
   int64_t chunks = std::min({(tasks + grain - 1) / grain, kChunksPerThread * size(), kMaxChunks});
-  if (chunks <= 1 || t_in_loop || !loop_mutex_.try_lock()) {
+  if (chunks <= 1 || t_in_loop) {
+    body(0, tasks, 0);
+    return;
+  }
+  const int64_t start_ns = NowNs();
+  if (InSerialSpell(start_ns) || !loop_mutex_.try_lock()) {
     body(0, tasks, 0);
     return;
   }
@@ -168,6 +204,7 @@ void ThreadPool::ParallelFor(int64_t tasks, int64_t grain,
   t_in_loop = true;
   RunChunks(0);
   t_in_loop = false;
+  const int64_t own_end_ns = NowNs();
   auto done = [&] { return finished_.load(std::memory_order_acquire) == chunks; };
   if (!SpinUntil(done)) {
     caller_asleep_.store(true);
@@ -175,6 +212,8 @@ void ThreadPool::ParallelFor(int64_t tasks, int64_t grain,
       FutexWait(&finished_, seen);
     }
     caller_asleep_.store(false);
+    const int64_t end_ns = NowNs();
+    NoteLoop(own_end_ns - start_ns, end_ns - own_end_ns, end_ns);
   }
   loop_mutex_.unlock();
 }

@@ -8,6 +8,17 @@
 // (a busy machine) simply claims nothing, where a fork-join team with
 // static shares would wait for it at every barrier. Idle workers spin
 // briefly (kernels follow each other within microseconds) and then sleep.
+//
+// A worker the OS takes away *while it runs a chunk* is another matter:
+// the loop cannot end until the OS gives it back, a time slice later
+// (milliseconds). On a machine another process keeps busy this happens
+// every few milliseconds, and two threads ran slower than one (DLRM's
+// training step 49 against 35 ms, the pool's own loops of 10 tasks 72
+// against 42 us). So the pool watches for it: a loop whose caller, out of
+// chunks, waited for the workers' last ones longer than it ran chunks
+// itself (and over half a millisecond) was stalled. After three stalls in
+// quick succession loops run on their caller alone for a spell, and
+// Parallelism() says 1; the first loop after it tries the workers again.
 #pragma once
 
 #include <atomic>
@@ -36,6 +47,11 @@ class ThreadPool {
   // Threads that may run a loop's chunks at once, the caller included.
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
+  // Threads a loop started now would run on: size(), or 1 during a spell
+  // after a stalled loop. What callers that split work into shares of
+  // their own (library calls) should split it by.
+  int Parallelism() const;
+
   // Runs body(begin, end, worker) over chunks covering [0, tasks), each at
   // least `grain` tasks (the last may be shorter), and returns when all
   // have run. A loop started inside another, or while another thread's
@@ -52,6 +68,11 @@ class ThreadPool {
 
  private:
   void WorkerLoop(int worker);
+  // Whether loops run on their caller alone at `now_ns` (steady clock).
+  bool InSerialSpell(int64_t now_ns) const;
+  // Notes how a parallel loop went: the caller ran chunks for `own_ns`,
+  // then waited `wait_ns` for the workers' last ones.
+  void NoteLoop(int64_t own_ns, int64_t wait_ns, int64_t end_ns);
   // Claims and runs chunks of the running loop until none is left.
   void RunChunks(int worker);
 
@@ -73,6 +94,9 @@ class ThreadPool {
   std::atomic<int> sleepers_{0};       // workers asleep on wake_
   std::atomic<bool> caller_asleep_{false};
   std::atomic<bool> stop_{false};
+  std::atomic<int64_t> serial_until_ns_{0};  // steady clock; 0: no spell
+  // When the two latest stalled loops ended, the earlier first.
+  int64_t stalls_ns_[2] = {INT64_MIN / 2, INT64_MIN / 2};
   uint32_t generation_ = 0;
 };
 
