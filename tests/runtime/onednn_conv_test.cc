@@ -10,6 +10,7 @@
 #include <random>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "random_convolutions.h"
 #include "seam/eval/arguments.h"
@@ -18,6 +19,7 @@
 #include "seam/eval/ops.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/onednn.h"
+#include "seam/runtime/thread_pool.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 
@@ -68,6 +70,41 @@ TEST(OneDnnConvolution, MatchesTheInterpreterOnRandomConvolutions) {
   // dilation, reversed or grouped weight gradients); about half has a form.
   EXPECT_GT(served, generated / 3);
   EXPECT_GT(ran, served * 9 / 10);
+}
+
+// A batch-1 forward convolution whose input outweighs its weights runs as
+// bands of output rows, one per thread, each with the padding of the edges
+// it meets: windows strided, dilated and padded, input rows no window
+// reads, both layouts, groups.
+TEST(OneDnnConvolution, BandsOfOutputRowsMatchTheInterpreter) {
+  if (!LoadOneDnn().ok()) GTEST_SKIP() << "no oneDNN";
+  if (ThreadPool::Global().size() < 2) GTEST_SKIP() << "one thread: nothing is shared out";
+  const char* kConvolutions[] = {
+      "f32[1,12,12,8] convolution(f32[1,23,23,3] %a, f32[7,7,3,8] %b), window={size=7x7 stride=2x2 "
+      "pad=3_3x3_3}, dim_labels=b01f_01io->b01f",
+      "f32[1,9,9,4] convolution(f32[1,9,9,4] %a, f32[3,3,4,4] %b), window={size=3x3 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f",
+      "f32[1,10,10,3] convolution(f32[1,10,10,2] %a, f32[3,3,2,3] %b), window={size=3x3 pad=2_2x2_2 "
+      "rhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
+      "f32[1,4,4,4] convolution(f32[1,14,14,3] %a, f32[3,3,3,4] %b), window={size=3x3 stride=3x3}, "
+      "dim_labels=b01f_01io->b01f",
+      "f32[1,4,16,16] convolution(f32[1,3,16,16] %a, f32[4,3,3,3] %b), window={size=3x3 "
+      "pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
+      "f32[1,8,8,6] convolution(f32[1,8,8,6] %a, f32[3,3,1,6] %b), window={size=3x3 pad=1_1x1_1}, "
+      "dim_labels=b01f_01io->b01f, feature_group_count=6",
+      "f32[1,7,5] convolution(f32[1,9,5] %a, f32[3,5,5] %b), window={size=3 pad=0_0}, "
+      "dim_labels=b0f_0io->b0f",
+  };
+  int seed = 0;
+  for (const char* conv : kConvolutions) {
+    std::string text = conv;
+    const std::string a = text.substr(text.find('(') + 1, text.find(" %a") - text.find('(') - 1);
+    const size_t b_at = text.find(", ") + 2;
+    const std::string b = text.substr(b_at, text.find(" %b") - b_at);
+    text = absl::StrCat("HloModule bands\n\nENTRY e {\n  %a = ", a, " parameter(0)\n  %b = ", b,
+                        " parameter(1)\n  ROOT %c = ", text, "\n}\n");
+    EXPECT_TRUE(RanAndMatched(text, ++seed)) << text;
+  }
 }
 
 // Every convolution of the corpus's convolutional models (ResNet-50 in
