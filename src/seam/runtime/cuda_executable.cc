@@ -68,11 +68,15 @@ absl::StatusOr<const DeviceValue*> Find(const Values& values, const Instruction*
 }  // namespace
 
 Programs ScheduleCudaProgram(const CudaProgram& program) {
-  auto generate = [&](const codegen::KernelIr&, const std::string& name) -> absl::StatusOr<std::string> {
-    auto it = program.symbol_of_name.find(name);
-    if (it != program.symbol_of_name.end()) return it->second;
-    return absl::UnimplementedError("no CUDA kernel generated (see the compile report)");
-  };
+  // The kernels were generated and compiled before: a kernel's code is
+  // the symbol it was compiled under.
+  GenerateKernel generate{
+      [&](const codegen::KernelIr&, const std::string& name) -> absl::StatusOr<std::string> {
+        auto it = program.symbol_of_name.find(name);
+        if (it != program.symbol_of_name.end()) return it->second;
+        return absl::UnimplementedError("no CUDA kernel generated (see the compile report)");
+      },
+      [](const std::string&, absl::StatusOr<std::string> symbol) { return symbol; }};
   auto describe_fallback = [](const Instruction& i) -> std::string {
     return HostBlasServes(i) ? "host BLAS, operands to the host and back"
                              : "interpreter, operands to the host and back";

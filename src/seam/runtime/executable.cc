@@ -146,9 +146,9 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
     if (fresh) sources.push_back(*std::move(source));
     return symbol;
   };
-  auto generate = [&](const codegen::KernelIr& ir, const std::string& name) {
-    return keep(name, codegen::EmitCpuKernel(ir));
-  };
+  GenerateKernel generate{
+      [](const codegen::KernelIr& ir, const std::string&) { return codegen::EmitCpuKernel(ir); },
+      keep};
   auto generate_op = [&](const Instruction& op, const std::string& name) {
     return keep(name, codegen::EmitCpuOpKernel(op, name));
   };

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "absl/strings/str_cat.h"
+#include "seam/runtime/thread_pool.h"
 
 namespace seam::runtime {
 namespace {
@@ -98,6 +99,43 @@ Step KernelStep(const fusion::Kernel& k, int position) {
   return step;
 }
 
+// A planned kernel's lowering and code, made ahead of the schedule.
+struct EmittedKernel {
+  std::string name;
+  absl::StatusOr<codegen::KernelIr> ir = absl::UnknownError("not lowered");
+  absl::StatusOr<std::string> code = absl::UnknownError("not emitted");
+};
+
+// Every planned kernel but aliases, lowered and emitted on the pool, by
+// computation and kernel.
+std::vector<std::vector<EmittedKernel>> EmitKernels(const fusion::FusionPlan& plan,
+                                                    const GenerateKernel& generate) {
+  std::vector<std::vector<EmittedKernel>> emitted(plan.computations.size());
+  std::vector<std::pair<size_t, size_t>> jobs;
+  for (size_t c = 0; c < plan.computations.size(); ++c) {
+    const fusion::ComputationPlan& cp = plan.computations[c];
+    emitted[c].resize(cp.kernels.size());
+    for (size_t k = 0; k < cp.kernels.size(); ++k) {
+      if (cp.kernels[k].alias_only) continue;
+      emitted[c][k].name = absl::StrCat("seam_c", c, "_k", cp.kernels[k].id);
+      jobs.push_back({c, k});
+    }
+  }
+  ThreadPool::Global()
+      .ParallelForEach(static_cast<int64_t>(jobs.size()),
+                       [&](int64_t j) -> absl::Status {
+                         const auto [c, k] = jobs[static_cast<size_t>(j)];
+                         EmittedKernel& e = emitted[c][k];
+                         e.ir = codegen::LowerKernel(plan.computations[c].kernels[k], plan.device, e.name);
+                         if (!e.ir.ok()) return absl::OkStatus();
+                         e.ir->excess_precision = plan.excess_precision;
+                         e.code = generate.emit(*e.ir, e.name);
+                         return absl::OkStatus();
+                       })
+      .IgnoreError();  // each kernel keeps its own status
+  return emitted;
+}
+
 }  // namespace
 
 int64_t BranchIndex(const Literal& selector, int64_t branches) {
@@ -112,6 +150,7 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
                        const GenerateOpKernel& generate_op,
                        const GenerateEpilogue& generate_epilogue) {
   Programs out;
+  std::vector<std::vector<EmittedKernel>> emitted = EmitKernels(plan, generate);
   for (size_t c = 0; c < plan.computations.size(); ++c) {
     const fusion::ComputationPlan& cp = plan.computations[c];
     auto program = std::make_unique<Program>();
@@ -121,21 +160,20 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
     for (const Instruction* i : cp.computation->MakePostOrder()) {
       position[i] = static_cast<int>(position.size());
     }
-    for (const fusion::Kernel& k : cp.kernels) {
+    for (size_t kernel = 0; kernel < cp.kernels.size(); ++kernel) {
+      const fusion::Kernel& k = cp.kernels[kernel];
       Step step = KernelStep(k, position[k.instructions.back()]);
       for (const Instruction* i : k.instructions) in_kernels.insert(i);
       if (k.alias_only) {
         step.kind = Step::Kind::kAlias;
         ++out.aliases;
       } else {
-        std::string name = absl::StrCat("seam_c", c, "_k", k.id);
-        absl::StatusOr<codegen::KernelIr> ir = codegen::LowerKernel(k, plan.device, name);
-        if (ir.ok()) ir->excess_precision = plan.excess_precision;
+        EmittedKernel& e = emitted[c][kernel];
         absl::StatusOr<std::string> symbol =
-            ir.ok() ? generate(*ir, name) : absl::StatusOr<std::string>(ir.status());
+            e.ir.ok() ? generate.keep(e.name, std::move(e.code)) : absl::StatusOr<std::string>(e.ir.status());
         if (symbol.ok()) {
           step.kind = Step::Kind::kKernel;
-          out.irs.push_back(std::make_unique<codegen::KernelIr>(std::move(*ir)));
+          out.irs.push_back(std::make_unique<codegen::KernelIr>(std::move(*e.ir)));
           step.ir = out.irs.back().get();
           step.symbol = std::move(*symbol);
           ++out.compiled_kernels;

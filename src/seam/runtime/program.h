@@ -70,12 +70,20 @@ struct Programs {
   std::vector<std::string> fallbacks;
 };
 
-// A backend's code for one planned kernel, lowered as `ir` under the
-// symbol `name`: the symbol its launch calls (an identical kernel's, when
-// one came before), or why there is none (the kernel then runs op by op in
-// the interpreter, listed as a fallback).
-using GenerateKernel =
-    std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)>;
+// A backend's code for the planned kernels, in two steps. `emit` writes
+// the code of one kernel lowered as `ir` under the symbol `name`, or says
+// why there is none; it is called for several kernels at once, from the
+// thread pool (emitting is most of a warm start's code generation, and
+// each kernel's is independent). `keep` then takes each kernel's code in
+// plan order, on the calling thread, and gives the symbol its launch calls
+// (an identical kernel's, when one came before), or why there is none
+// (the kernel then runs op by op in the interpreter, listed as a
+// fallback): what it keeps does not depend on how the threads ran.
+struct GenerateKernel {
+  std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)> emit;
+  std::function<absl::StatusOr<std::string>(const std::string& name, absl::StatusOr<std::string> code)>
+      keep;
+};
 
 // A backend's code for an instruction outside every planned kernel that
 // it neither runs itself nor hands to a library, under the symbol `name`:
@@ -106,6 +114,7 @@ int64_t BranchIndex(const Literal& selector, int64_t branches);
 
 // Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
 // generates it through `generate` and schedules each computation's steps.
+// Lowering and emitting run on the thread pool, one kernel a task.
 // Instructions left out of kernels go to `generate_op` when given (symbols
 // "seam_c<computation>_op<position>"), library calls' epilogues to
 // `generate_epilogue` ("seam_c<computation>_epilogue<position>").
