@@ -121,18 +121,16 @@ std::vector<std::vector<EmittedKernel>> EmitKernels(const fusion::FusionPlan& pl
       jobs.push_back({c, k});
     }
   }
-  ThreadPool::Global()
-      .ParallelForEach(static_cast<int64_t>(jobs.size()),
-                       [&](int64_t j) -> absl::Status {
-                         const auto [c, k] = jobs[static_cast<size_t>(j)];
-                         EmittedKernel& e = emitted[c][k];
-                         e.ir = codegen::LowerKernel(plan.computations[c].kernels[k], plan.device, e.name);
-                         if (!e.ir.ok()) return absl::OkStatus();
-                         e.ir->excess_precision = plan.excess_precision;
-                         e.code = generate.emit(*e.ir, e.name);
-                         return absl::OkStatus();
-                       })
-      .IgnoreError();  // each kernel keeps its own status
+  auto emit = [&](int64_t job) -> absl::Status {
+    const auto [c, k] = jobs[static_cast<size_t>(job)];
+    EmittedKernel& e = emitted[c][k];
+    e.ir = codegen::LowerKernel(plan.computations[c].kernels[k], plan.device, e.name);
+    if (!e.ir.ok()) return absl::OkStatus();
+    e.ir->excess_precision = plan.excess_precision;
+    e.code = generate.emit(*e.ir, e.name);
+    return absl::OkStatus();  // each kernel keeps its own status
+  };
+  ThreadPool::Global().ParallelForEach(static_cast<int64_t>(jobs.size()), emit).IgnoreError();
   return emitted;
 }
 

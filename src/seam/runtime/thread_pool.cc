@@ -32,7 +32,7 @@ constexpr int64_t kMaxChunks = 0xffff;  // the claim word's 16 bits
 // are milliseconds; a quiet machine's imbalance between the last chunks is
 // far less). A third stall within kStallWindow starts a serial spell: a
 // busy machine stalled resnet50's loops 27 times a second, a quiet one (a
-// VM with neighbours) 4-9 times.
+// VM with neighbours) 3-17 times.
 constexpr int64_t kStallNs = 500'000;
 constexpr int64_t kStallWindowNs = 100'000'000;
 constexpr int64_t kSpellNs = 200'000'000;

@@ -15,8 +15,8 @@
 // every few milliseconds, and two threads ran slower than one (DLRM's
 // training step 49 against 35 ms, the pool's own loops of 10 tasks 72
 // against 42 us). So the pool watches for it: a loop whose caller, out of
-// chunks, waited for the workers' last ones longer than it ran chunks
-// itself (and over half a millisecond) was stalled. After three stalls in
+// chunks, waited for the workers' last ones over half a millisecond and
+// over half as long as it ran chunks itself was stalled. After three stalls in
 // quick succession loops run on their caller alone for a spell, and
 // Parallelism() says 1; the first loop after it tries the workers again.
 #pragma once
