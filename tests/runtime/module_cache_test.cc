@@ -109,6 +109,26 @@ TEST_F(ModuleCacheTest, ASecondLoadSkipsParseAndPassesAndGivesTheSameModule) {
   EXPECT_EQ(Entries().size(), 1u);
 }
 
+TEST_F(ModuleCacheTest, OpNamesAndSourceLinesAreLeftOutOnBothPaths) {
+  // Metadata is most of a real module's text and nothing that runs reads
+  // it: neither the entry nor the module after the passes keeps it, other
+  // verbatim attributes stay, and a hit gives what the miss gave.
+  std::string text = kModule;
+  text.replace(text.find("dimensions={1}, to_apply=add"), 28,
+               "dimensions={1}, to_apply=add, metadata={op_name=\"jit(f)/reduce_sum\" "
+               "source_file=\"f.py\" source_line=3}, frontend_attributes={kept=\"1\"}");
+  Write(text);
+  ASSERT_NE(ReadAll().find("metadata="), std::string::npos);
+  bool hit = true;
+  const std::string first = Load("default", &hit);
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(first.find("metadata"), std::string::npos) << first;
+  EXPECT_NE(first.find("frontend_attributes={kept=\"1\"}"), std::string::npos) << first;
+  const std::string second = Load("default", &hit);
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(first, second);
+}
+
 TEST_F(ModuleCacheTest, OtherPassesOrOtherTextMiss) {
   bool hit = true;
   Load("default", &hit);

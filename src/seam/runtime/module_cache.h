@@ -3,8 +3,11 @@
 // key is a hash of the HLO text, the pipeline in canonical form and the
 // identity of the Seam build doing the work (the file holding this code, by
 // size and modification time), so an entry never outlives the passes that
-// made it. An entry is the canonical print of the optimized module, which
-// parses back to the same module (and so to the same plan and kernels),
+// made it. An entry is the canonical print of the optimized module (less
+// its instructions' op names and source lines, `metadata`, which nothing
+// that runs a module reads, and which the module handed back lacks too
+// whether it came from the cache or not), which parses back to the same
+// module (and so to the same plan and kernels),
 // headed by its key and a hash of its body: an entry that is truncated,
 // edited or foreign fails those checks, is removed and rebuilt. Entries are
 // written to a temporary file and renamed, so processes may share the cache.
