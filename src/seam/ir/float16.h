@@ -10,32 +10,28 @@
 
 namespace seam {
 
-// Round to nearest even; a NaN stays a NaN, made quiet. The NaN case is a
-// bit mask rather than a branch: this source is also the generated code's
-// prelude, where a branch would keep loops that call the CPU's vector-ABI
-// functions from vectorizing.
-inline uint16_t FloatToBF16(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-  const uint32_t quiet_nan = (bits >> 16) | 0x40u;
-  const uint32_t is_nan = 0u - static_cast<uint32_t>(value != value);
-  return static_cast<uint16_t>((quiet_nan & is_nan) | (rounded & ~is_nan));
-}
-
-inline float BF16ToFloat(uint16_t bits) {
-  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-}
-
-// BF16ToFloat(FloatToBF16(value)) without leaving 32-bit lanes: the same
-// bits, but a loop of bf16 arithmetic that rounds after every op need not
-// narrow each vector to 16 bits and widen it back (half the time of a bf16
-// layer norm went there).
+// `value` rounded to the nearest bf16 (ties to even), kept as a float; a
+// NaN stays a NaN, made quiet. In 32-bit lanes, so that a loop of bf16
+// arithmetic that rounds after every op need not narrow each vector to 16
+// bits and widen it back (half the time of a bf16 layer norm went there).
+// The NaN case is a bit mask rather than a branch: this source is also
+// the generated code's prelude, where a branch would keep loops that call
+// the CPU's vector-ABI functions from vectorizing.
 inline float RoundToBF16(float value) {
   const uint32_t bits = std::bit_cast<uint32_t>(value);
   const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
   const uint32_t quiet_nan = (bits & 0xffff0000u) | 0x00400000u;
   const uint32_t is_nan = 0u - static_cast<uint32_t>(value != value);
   return std::bit_cast<float>((quiet_nan & is_nan) | (rounded & ~is_nan));
+}
+
+// The bf16 nearest `value`: RoundToBF16's upper half.
+inline uint16_t FloatToBF16(float value) {
+  return static_cast<uint16_t>(std::bit_cast<uint32_t>(RoundToBF16(value)) >> 16);
+}
+
+inline float BF16ToFloat(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
 }
 
 inline uint16_t FloatToHalf(float value) {
