@@ -65,6 +65,11 @@ struct DnnlArray {
 
   // Bytes an element takes (the types Seam gives oneDNN: f32, bf16, u8).
   int64_t element_bytes() const { return type == dnnl_f32 ? 4 : type == dnnl_u8 ? 1 : 2; }
+  int64_t element_count() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
 };
 
 // A primitive kept for the life of the process (with the choices it made:

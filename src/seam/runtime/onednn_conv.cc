@@ -224,14 +224,9 @@ std::vector<Share> Shares(const Statement& st, int threads) {
   if (threads > 1 && st.form != Form::kBackwardWeights && batch >= threads) {
     return split(batch, {{kSource, 0}, {kDestination, 0}}, 1);
   }
-  const auto elements = [](const DnnlArray& a) {
-    int64_t n = 1;
-    for (int64_t d : a.dims) n *= d;
-    return n;
-  };
   if (threads > 1 && st.form == Form::kForward &&
       st.arrays[kDestination].dims[2] >= 2 * threads &&
-      elements(st.arrays[kWeights]) < elements(st.arrays[kSource])) {
+      st.arrays[kWeights].element_count() < st.arrays[kSource].element_count()) {
     if (std::vector<Share> bands = RowBands(st, threads); !bands.empty()) return bands;
   }
   if (threads > 1 && st.form == Form::kForward && ungrouped && features >= 32 * threads) {

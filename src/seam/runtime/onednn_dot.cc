@@ -324,10 +324,8 @@ absl::StatusOr<bool> RunShared(const MatmulStatement& st, const uint8_t* a, cons
 constexpr int64_t kDirectMatmulWork = kDirectGemmWork;
 
 int64_t MatmulWork(const MatmulStatement& st) {
-  const size_t rank = st.dst.dims.size();
-  int64_t work = st.src.dims[rank - 1];  // k
-  for (int64_t d : st.dst.dims) work *= d;
-  return work;
+  const int64_t k = st.src.dims[st.dst.dims.size() - 1];
+  return k * st.dst.element_count();
 }
 
 // `st` by plain loops over its strides, accumulating in f32 and rounding
