@@ -3,6 +3,7 @@
 // why). One entry point compiles and runs a module under a strategy.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
 #include "seam/text/parser.h"
+#include "seam/text/source_file.h"
 
 namespace seam::testing {
 
@@ -59,6 +61,13 @@ inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::
     go(runtime::Executable::Compile(module, options));
   }
   return run;
+}
+
+// `path`'s text; a file that cannot be read fails the test.
+inline std::string ReadFile(const std::filesystem::path& path) {
+  absl::StatusOr<SourceFile> file = SourceFile::Read(path.string());
+  EXPECT_TRUE(file.ok()) << file.status();
+  return file.ok() ? file->text() : "";
 }
 
 // The first module of `text`; null (and the test failed) when it does not

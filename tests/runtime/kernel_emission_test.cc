@@ -3,8 +3,6 @@
 // as on several (the kernel cache is keyed by that source, so a warm start
 // must find what an earlier run compiled).
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "gtest/gtest.h"
 #include "seam/passes/pipeline.h"
@@ -15,13 +13,6 @@
 
 namespace seam::runtime {
 namespace {
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The source `module` compiles to, emitted with the pool or on the
 // calling thread alone (a loop started inside another runs inline).
@@ -37,13 +28,13 @@ std::string EmittedSource(const Module& module, bool on_the_pool, const std::str
     });
   }
   EXPECT_TRUE(executable.ok()) << executable.status();
-  return ReadText(dir + "/kernels.cc");
+  return testing::ReadFile(dir + "/kernels.cc");
 }
 
 TEST(KernelEmission, TheSourceIsTheSameWhateverTheThreads) {
   const std::string path =
       std::string(SEAM_SOURCE_ROOT) + "/tests/corpus/hlo/gh_ptxla_bert_single_device_training_fwd_bwd.hlo";
-  std::unique_ptr<Module> module = testing::ParseFirst(ReadText(path), "bert_fwd_bwd");
+  std::unique_ptr<Module> module = testing::ParseFirst(testing::ReadFile(path), "bert_fwd_bwd");
   ASSERT_NE(module, nullptr);
   absl::StatusOr<Pipeline> passes = Pipeline::Parse("default");
   ASSERT_TRUE(passes.ok());

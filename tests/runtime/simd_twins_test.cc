@@ -33,13 +33,6 @@ std::filesystem::path ScratchPath(const std::string& name) {
          ("seam_simd_twins_" + name + "_" + std::to_string(::getpid()));
 }
 
-// `path`'s text; a file that cannot be read fails the test.
-std::string ReadFile(const std::filesystem::path& path) {
-  absl::StatusOr<SourceFile> file = SourceFile::Read(path.string());
-  EXPECT_TRUE(file.ok()) << file.status();
-  return file.ok() ? file->text() : "";
-}
-
 struct Generated {
   std::unique_ptr<Executable> executable;  // null when compiling failed
   std::string source;                      // the C++ file compiled for it
@@ -53,7 +46,7 @@ Generated CompileKeepingSource(const Module& module, const std::string& name) {
   EXPECT_TRUE(executable.ok()) << executable.status();
   Generated generated;
   if (executable.ok()) generated.executable = std::move(*executable);
-  generated.source = ReadFile(options.dump_to + "/kernels.cc");
+  generated.source = testing::ReadFile(options.dump_to + "/kernels.cc");
   std::filesystem::remove_all(options.dump_to);
   return generated;
 }
@@ -301,7 +294,7 @@ TEST(SimdTwins, EveryLoopCallingATwinIsVectorized) {
   const std::filesystem::path workloads = SEAM_SOURCE_ROOT "/bench/workloads";
   for (const auto& entry : std::filesystem::directory_iterator(workloads)) {
     if (entry.path().extension() != ".hlo") continue;
-    modules.push_back({entry.path().stem().string(), ReadFile(entry.path())});
+    modules.push_back({entry.path().stem().string(), testing::ReadFile(entry.path())});
   }
   int checked = 0;
   for (const auto& [name, text] : modules) {
