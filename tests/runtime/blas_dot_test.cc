@@ -104,10 +104,10 @@ TEST(BlasDot, SharesLargeProductsAmongThreads) {
       {"f64[5000,24]", "f64[24,5000]", "f64[24,24]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"},
   };
   for (const auto& [lhs, rhs, out, dims] : cases) {
-    ExpectMatchesTheInterpreter(absl::StrCat("HloModule dot\n\nENTRY e {\n  a = ", lhs, " parameter(0)\n  b = ",
-                                             rhs, " parameter(1)\n  ROOT d = ", out, " dot(a, b), ", dims,
-                                             "\n}\n"),
-                                /*seed=*/3);
+    ExpectMatchesTheInterpreter(
+        absl::StrCat("HloModule dot\n\nENTRY e {\n  a = ", lhs, " parameter(0)\n  b = ", rhs,
+                     " parameter(1)\n  ROOT d = ", out, " dot(a, b), ", dims, "\n}\n"),
+        /*seed=*/3);
   }
 }
 

@@ -32,8 +32,8 @@ std::string EmittedSource(const Module& module, bool on_the_pool, const std::str
 }
 
 TEST(KernelEmission, TheSourceIsTheSameWhateverTheThreads) {
-  const std::string path =
-      std::string(SEAM_SOURCE_ROOT) + "/tests/corpus/hlo/gh_ptxla_bert_single_device_training_fwd_bwd.hlo";
+  const std::string path = std::string(SEAM_SOURCE_ROOT) +
+                           "/tests/corpus/hlo/gh_ptxla_bert_single_device_training_fwd_bwd.hlo";
   std::unique_ptr<Module> module = testing::ParseFirst(testing::ReadFile(path), "bert_fwd_bwd");
   ASSERT_NE(module, nullptr);
   absl::StatusOr<Pipeline> passes = Pipeline::Parse("default");

@@ -84,8 +84,8 @@ TEST(OneDnnConvolution, BandsOfOutputRowsMatchTheInterpreter) {
       "pad=3_3x3_3}, dim_labels=b01f_01io->b01f",
       "f32[1,9,9,4] convolution(f32[1,9,9,4] %a, f32[3,3,4,4] %b), window={size=3x3 pad=1_1x1_1}, "
       "dim_labels=b01f_01io->b01f",
-      "f32[1,10,10,3] convolution(f32[1,10,10,2] %a, f32[3,3,2,3] %b), window={size=3x3 pad=2_2x2_2 "
-      "rhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
+      "f32[1,10,10,3] convolution(f32[1,10,10,2] %a, f32[3,3,2,3] %b), window={size=3x3 "
+      "pad=2_2x2_2 rhs_dilate=2x2}, dim_labels=b01f_01io->b01f",
       "f32[1,4,4,4] convolution(f32[1,14,14,3] %a, f32[3,3,3,4] %b), window={size=3x3 stride=3x3}, "
       "dim_labels=b01f_01io->b01f",
       "f32[1,4,16,16] convolution(f32[1,3,16,16] %a, f32[4,3,3,3] %b), window={size=3x3 "

@@ -224,8 +224,7 @@ std::vector<Share> Shares(const Statement& st, int threads) {
   if (threads > 1 && st.form != Form::kBackwardWeights && batch >= threads) {
     return split(batch, {{kSource, 0}, {kDestination, 0}}, 1);
   }
-  if (threads > 1 && st.form == Form::kForward &&
-      st.arrays[kDestination].dims[2] >= 2 * threads &&
+  if (threads > 1 && st.form == Form::kForward && st.arrays[kDestination].dims[2] >= 2 * threads &&
       st.arrays[kWeights].element_count() < st.arrays[kSource].element_count()) {
     if (std::vector<Share> bands = RowBands(st, threads); !bands.empty()) return bands;
   }
@@ -380,7 +379,8 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
   const int64_t elements = out.element_count();
   const bool by_images = result != kWeights && shares[0].statement.arrays[result].dims[0] < whole.dims[0];
   const bool by_features = result == kDestination && shares[0].statement.arrays[result].dims[1] < whole.dims[1];
-  const bool by_rows = result == kDestination && shares[0].statement.arrays[result].dims[2] < whole.dims[2];
+  const bool by_rows =
+      result == kDestination && shares[0].statement.arrays[result].dims[2] < whole.dims[2];
   const bool fused =
       epilogue != nullptr && shares.size() > 1 &&
       ((by_images && ResultEpilogue::Contiguous(elements, whole.dims[0], whole.strides[0])) ||

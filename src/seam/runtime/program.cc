@@ -167,8 +167,8 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
         ++out.aliases;
       } else {
         EmittedKernel& e = emitted[c][kernel];
-        absl::StatusOr<std::string> symbol =
-            e.ir.ok() ? generate.keep(e.name, std::move(e.code)) : absl::StatusOr<std::string>(e.ir.status());
+        absl::StatusOr<std::string> symbol = e.ir.ok() ? generate.keep(e.name, std::move(e.code))
+                                                       : absl::StatusOr<std::string>(e.ir.status());
         if (symbol.ok()) {
           step.kind = Step::Kind::kKernel;
           out.irs.push_back(std::make_unique<codegen::KernelIr>(std::move(*e.ir)));

@@ -80,8 +80,10 @@ struct Programs {
 // (the kernel then runs op by op in the interpreter, listed as a
 // fallback): what it keeps does not depend on how the threads ran.
 struct GenerateKernel {
-  std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)> emit;
-  std::function<absl::StatusOr<std::string>(const std::string& name, absl::StatusOr<std::string> code)>
+  std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)>
+      emit;
+  std::function<absl::StatusOr<std::string>(const std::string& name,
+                                            absl::StatusOr<std::string> code)>
       keep;
 };
 
