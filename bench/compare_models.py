@@ -57,7 +57,12 @@ Where the pieces come from:
   with SEAM_NUM_THREADS=N and OMP_NUM_THREADS=N.
 - --contention repeats the rounds of every model while a separate
   `python -c 'while True: pass'` process spins (started before, killed
-  after); slowdown = contended median / quiet median, per side.
+  after); slowdown = contended median / quiet median, per side. It also
+  times both sides quiet on one thread (XLA with PJRT_NPROC=1 and Eigen's
+  pool off, Seam with SEAM_NUM_THREADS=1): with one core of two taken, a
+  side can at best keep about its one-thread speed, so contended / one
+  thread says how close each comes to that, and quiet one thread / quiet
+  is the most a side that uses the second core well can lose.
 - Every call on either side has what is left of --timeout seconds (per model
   and side); a failure or a timeout is reported and the run goes on.
 
@@ -231,6 +236,21 @@ def run_rounds(worker, seam, hlo, inputs, k, budgets, label):
           "ratio": statistics.median(ratios) if ratios else None}
 
 
+def one_thread_rounds(hlo, k, budgets, one_thread, work):
+  """Quiet rounds with both sides on one thread (a worker of its own for XLA)."""
+  seam1, xla1_env = one_thread
+  worker = lib.XlaWorker(xla1_env, os.path.join(work, "xla-one-thread.log"))
+  try:
+    inputs = os.path.join(work, "inputs.npz")
+    load = worker.call(budgets["xla"].left(), op="load", hlo=hlo, inputs=inputs,
+                       warmup=ARGS.warmup, warmup_budget=ARGS.round_budget)
+    if "error" in load:
+      return {"error": "XLA: " + load["error"]}
+    return run_rounds(worker, seam1, hlo, inputs, k, budgets, "one thread")
+  finally:
+    worker.close()
+
+
 def contended_rounds(worker, seam, hlo, inputs, k, budgets):
   busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
   try:
@@ -265,7 +285,7 @@ def check_outputs(worker, seam, hlo, work, budgets, facts):
   return check
 
 
-def run_model(model, seam, xla_env):
+def run_model(model, seam, xla_env, one_thread):
   """Everything measured on one model; "skip" when XLA cannot run it."""
   t0 = time.monotonic()
   work = os.path.join(ARGS.work_dir, model["name"].replace("/", "_"))
@@ -294,6 +314,7 @@ def run_model(model, seam, xla_env):
     rec["quiet"] = run_rounds(worker, seam, hlo, inputs, k, budgets, "quiet")
     if ARGS.contention:
       rec["contended"] = contended_rounds(worker, seam, hlo, inputs, k, budgets)
+      rec["one_thread"] = one_thread_rounds(hlo, k, budgets, one_thread, work)
   finally:
     worker.close()
     rec["wall_s"] = round(time.monotonic() - t0, 1)
@@ -323,11 +344,15 @@ def ms_cell(side):
   return f"failed: {side.get('error', 'n/a')[:100]}"
 
 
+def median_over(rec, side, numerator, denominator):
+  """rec[numerator][side]'s median over rec[denominator][side]'s."""
+  n = rec.get(numerator, {}).get(side, {}).get("median_ms")
+  d = rec.get(denominator, {}).get(side, {}).get("median_ms")
+  return n / d if n and d else None
+
+
 def slowdown(rec, side):
-  q, c = rec.get("quiet", {}).get(side, {}), rec.get("contended", {}).get(side, {})
-  if q.get("median_ms") and c.get("median_ms"):
-    return c["median_ms"] / q["median_ms"]
-  return None
+  return median_over(rec, side, "contended", "quiet")
 
 
 def geomean(values):
@@ -369,8 +394,10 @@ def table_lines(report):
   head = "| model | source | K | XLA ms | Seam ms | XLA/Seam | outputs equal? | Seam peak MiB |"
   rule = "|---|---|---:|---:|---:|---:|---|---:|"
   if report["contention"]:
-    head += " XLA slowdown (contended) | Seam slowdown (contended) |"
-    rule += "---:|---:|"
+    head += (" XLA slowdown (contended) | Seam slowdown (contended) | XLA contended / one"
+             " thread | Seam contended / one thread | XLA one thread / quiet | Seam one thread /"
+             " quiet |")
+    rule += "---:|---:|---:|---:|---:|---:|"
   lines = [head, rule]
   for rec in report["models"]:
     if "skip" in rec:
@@ -381,6 +408,9 @@ def table_lines(report):
            f"{x(q.get('ratio'))} | {verdict(rec)} | {peak_cell(rec)} |")
     if report["contention"]:
       row += f" {x(slowdown(rec, 'xla'))} | {x(slowdown(rec, 'seam'))} |"
+      for numerator, denominator in (("contended", "one_thread"), ("one_thread", "quiet")):
+        row += "".join(f" {x(median_over(rec, side, numerator, denominator))} |"
+                       for side in ("xla", "seam"))
     lines.append(row)
   return lines
 
@@ -558,7 +588,10 @@ def notes(seam, xla_env, seam_env):
       f"Seam SEAM_NUM_THREADS={seam_env['SEAM_NUM_THREADS']}, OMP_NUM_THREADS="
       f"{seam_env['OMP_NUM_THREADS']}; GLIBC_TUNABLES={xla_env.get('GLIBC_TUNABLES')} for both.",
       "Contention (when run): a separate `python -c 'while True: pass'` process spins, "
-      "unpinned, during the contended rounds; slowdown = contended median / quiet median.",
+      "unpinned, during the contended rounds; slowdown = contended median / quiet median. "
+      "One thread: both sides quiet on one thread (XLA PJRT_NPROC=1 and "
+      "--xla_cpu_multi_thread_eigen=false, Seam SEAM_NUM_THREADS=1); with one of two cores "
+      "taken a side can at best keep about its one-thread speed.",
   ]
 
 
@@ -573,13 +606,17 @@ def main():
              f"known: {names}")
   xla_env, seam_env = side_envs(ARGS.threads, ARGS.malloc)
   seam = lib.Seam(seam_path, seam_env, ARGS.timeout, ARGS.excess_precision)
+  xla1_env, seam1_env = side_envs(1, ARGS.malloc)
+  xla1_env["XLA_FLAGS"] = xla1_env["XLA_FLAGS"].replace("multi_thread_eigen=true",
+                                                        "multi_thread_eigen=false")
+  one_thread = (lib.Seam(seam_path, seam1_env, ARGS.timeout, ARGS.excess_precision), xla1_env)
   log(f"{len(models)} model(s), {ARGS.threads} threads, {ARGS.rounds} rounds x K<={ARGS.repeat}"
       f"; seam: fill-elided-constants {'yes' if seam.fill_elided else 'no'}, bench --inputs "
       f"{'yes' if seam.bench_inputs else 'no'}")
   records, t0 = [], time.monotonic()
   for i, model in enumerate(models):
     log(f"[{i + 1}/{len(models)}] {model['name']}")
-    rec = run_model(model, seam, xla_env)
+    rec = run_model(model, seam, xla_env, one_thread)
     if "skip" in rec:
       log(f"  not run: {rec['skip']}")
     records.append(rec)
