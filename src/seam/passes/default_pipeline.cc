@@ -16,8 +16,10 @@
 //     direct convolution kernels want); data movement sunk, folded and
 //     merged (reshapes, transposes, converts, slices), simplifying
 //     after each.
-//  5. Increasing broadcast dimensions, the form the fusion planner expects;
-//     a last cleanup.
+//  5. Small matrix-by-vector dots as multiply and reduce (memory-bound
+//     work the stitched kernels do better than a library call); increasing
+//     broadcast dimensions, the form the fusion planner expects; a last
+//     cleanup.
 // Left out, as target decisions for the backends: expanders that only grow
 // the graph (logistic, rng-bit-generator, dot decomposition, tree
 // reductions) and dot-merger, whose concatenated weights cost a copy per
@@ -37,7 +39,7 @@ const char kDefaultPipeline[] =
     "while-loop-invariant-code-motion,channels-last,"
     "fixpoint(reshape-mover,transpose-folding,convert-mover,simplify-fp-conversions,"
     "slice-sinker,algsimp,cse,dce),"
-    "broadcast-canonicalizer,"
+    "dot-strength-reduction,broadcast-canonicalizer,"
     "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,while-loop-simplifier,"
     "computation-deduplicator,dce)";
 
