@@ -553,11 +553,35 @@ class CpuKernelEmitter {
     Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
     EmitPartPointers(s, parts, kept, 6);
     Line(6, "for (int64_t q = q0; q < q1; ++q) {");
-    Line(8, "#pragma omp simd");
-    Line(8, absl::StrCat("for (int64_t p = 0; p < ", kept, "; ++p) {"));
+    // Kept elements of several dims with a contiguous innermost one loop
+    // over that one inside the others: values indexed by the outer ones
+    // (a broadcast along rows) are then loaded once per inner run, not
+    // gathered per element through a division of p.
+    const int64_t inner = split.kept_dims.empty() ? 1 : split.kept_dims.back();
+    const bool nested = kept > inner && !s.folded.back() && inner >= 8;
+    int indent = 8;
+    if (nested) {
+      Line(8, absl::StrCat("for (int64_t po = 0; po < ", kept / inner, "; ++po) {"));
+      indent = 10;
+    }
+    Line(indent, "#pragma omp simd");
+    Line(indent, absl::StrCat("for (int64_t ", nested ? "pi" : "p", " = 0; ", nested ? "pi" : "p",
+                              " < ", nested ? inner : kept, "; ", nested ? "++pi" : "++p", ") {"));
     std::vector<std::string> body;
-    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, 10);
-    Index index = FoldIndex(e, s, split, "q", "p");
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent + 2);
+    Index index;
+    if (nested) {
+      e.Emit(absl::StrCat("const int64_t p = po * ", inner, " + pi;"));
+      Index folded_index = e.Delinearize(split.folded_dims, "q");
+      std::vector<int64_t> outer_kept(split.kept_dims.begin(), split.kept_dims.end() - 1);
+      Index kept_index = e.Delinearize(outer_kept, "po");
+      kept_index.push_back("pi");
+      for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
+        index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
+      }
+    } else {
+      index = FoldIndex(e, s, split, "q", "p");
+    }
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
       SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(r->operand(0), index));
@@ -567,6 +591,7 @@ class CpuKernelEmitter {
     SEAM_RETURN_IF_ERROR(
         EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index)));
     EmitLoopBody(body);
+    if (nested) Line(10, "}");
     Line(8, "}");
     Line(6, "}");
     EndTasks();
