@@ -252,23 +252,6 @@ bool IsReducerIdentity(Opcode op, const Instruction* init) {
   }
 }
 
-Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>& keep) {
-  std::vector<int64_t> sorted = keep;
-  std::sort(sorted.begin(), sorted.end());
-  Instruction* y = x;
-  if (static_cast<int>(sorted.size()) < x->shape().rank()) {
-    std::vector<int64_t> dims;
-    for (int64_t d : sorted) dims.push_back(x->shape().dim(static_cast<int>(d)));
-    y = b.Reshape(x, std::move(dims));
-  }
-  IntList permutation;
-  for (int64_t d : keep) {
-    permutation.push_back(std::find(sorted.begin(), sorted.end(), d) - sorted.begin());
-  }
-  if (!IsIdentityPermutation(permutation)) y = b.Transpose(y, std::move(permutation));
-  return y;
-}
-
 const IntList& BroadcastDims(const Instruction* broadcast) {
   static const IntList* const kNone = new IntList();
   return broadcast->attrs().dimensions.has_value() ? *broadcast->attrs().dimensions : *kNone;

@@ -145,11 +145,6 @@ std::optional<Opcode> ReducerOp(const Instruction& reduce);
 // add, -inf for float max...).
 bool IsReducerIdentity(Opcode op, const Instruction* init);
 
-// `x` with its size-1 dimensions not in `keep` dropped and the kept ones put
-// in the order `keep` lists them (reshape then transpose, each only if
-// needed). Every dimension of x not in `keep` must have size 1.
-Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>& keep);
-
 // A broadcast's `dimensions`, which a scalar broadcast may leave out.
 const IntList& BroadcastDims(const Instruction* broadcast);
 

@@ -1,7 +1,7 @@
 // dot-strength-reduction: a small dot one of whose operands is a vector
 // (every non-batch, non-contracting dimension of size 1: a query against a
-// KV cache at decode, [1,4,12,64] x [128,4,12,64]) and whose other operand
-// contracts its innermost dims becomes
+// KV cache at decode, [1,4,12,64] x [128,4,12,64], or the weights against
+// the values) becomes
 //   reduce(multiply(matrix, broadcast(vector)), add) over the contracting dims
 // in the matrix's own dimension order, then a transpose/reshape to the
 // dot's result, as XLA's algebraic simplifier strength-reduces such dots.
@@ -51,17 +51,19 @@ bool IsVector(const Side& s) {
   return true;
 }
 
-// Whether the matrix `s` contracts its innermost dims: the sums are then
-// along its rows, which the stitched kernels read a vector at a time. (A
-// sum across rows with the vector broadcast along them, the weights times
-// the values, measured 12x slower than the library call: the broadcast is
-// indexed per element.)
-bool SumsAlongRows(const Side& s) {
+// Whether the stitched kernel reads the matrix `s` a vector at a time:
+// when it contracts its innermost dims (sums along rows), or keeps an
+// innermost dim of at least 8 elements (sums across rows, the weights
+// times the values at decode: its kernel loops over that dim inside the
+// others, so the vector is loaded once per run of it).
+bool ReadsRowsWhole(const Side& s) {
   const int64_t rank = s.operand->shape().rank();
+  bool sums_along_rows = true;
   for (int64_t d = rank - static_cast<int64_t>(s.contracting.size()); d < rank; ++d) {
-    if (!Contains(s.contracting, d)) return false;
+    sums_along_rows &= Contains(s.contracting, d);
   }
-  return true;
+  return sums_along_rows || (!Contains(s.contracting, rank - 1) &&
+                             s.operand->shape().dim(static_cast<int>(rank - 1)) >= 8);
 }
 
 // The type the products are summed in: f64 for f64 dots, else f32.
@@ -90,7 +92,7 @@ bool Reducible(const Instruction& dot) {
                  a.rhs_contracting_dims.value_or(IntList{})};
   if (lhs.contracting.empty() || lhs.batch.size() != rhs.batch.size() ||
       lhs.contracting.size() != rhs.contracting.size() || !(IsVector(lhs) || IsVector(rhs)) ||
-      !SumsAlongRows(IsVector(lhs) ? rhs : lhs)) {
+      !ReadsRowsWhole(IsVector(lhs) ? rhs : lhs)) {
     return false;
   }
   // Multiply-adds: the result's elements times the contracted extent.
@@ -98,18 +100,6 @@ bool Reducible(const Instruction& dot) {
   for (int64_t d : lhs.contracting) k *= lhs.operand->shape().dim(static_cast<int>(d));
   const std::optional<int64_t> elements = dot.shape().ElementCount();
   return elements && *elements <= kMaxWork / std::max<int64_t>(1, k);
-}
-
-// `x` with only the dims `keep` (the others have size 1), in that order.
-Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>& keep) {
-  std::vector<int64_t> sorted = keep;
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<int64_t> dims;
-  for (int64_t d : sorted) dims.push_back(x->shape().dim(static_cast<int>(d)));
-  if (x->shape().dims() != dims) x = b.Reshape(x, dims);
-  IntList order;
-  for (int64_t d : keep) order.push_back(IndexOf(sorted, d));
-  return expand::IsIota(order) ? x : b.Transpose(x, order);
 }
 
 Instruction* Reduce(expand::Rewriter& rewriter, HloBuilder& b, Instruction* dot) {

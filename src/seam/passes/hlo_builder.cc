@@ -1,5 +1,7 @@
 #include "seam/passes/hlo_builder.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "seam/util/status_macros.h"
@@ -180,6 +182,25 @@ void ReplaceInstruction(Instruction* old, Instruction* replacement) {
 
 Shape WithDims(const Shape& shape, std::vector<int64_t> dims) {
   return Shape::Array(shape.dtype(), std::move(dims));
+}
+
+Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>& keep) {
+  std::vector<int64_t> sorted = keep;
+  std::sort(sorted.begin(), sorted.end());
+  Instruction* y = x;
+  if (static_cast<int>(sorted.size()) < x->shape().rank()) {
+    std::vector<int64_t> dims;
+    for (int64_t d : sorted) dims.push_back(x->shape().dim(static_cast<int>(d)));
+    y = b.Reshape(x, std::move(dims));
+  }
+  IntList permutation;
+  bool identity = true;
+  for (int64_t d : keep) {
+    permutation.push_back(std::find(sorted.begin(), sorted.end(), d) - sorted.begin());
+    identity &= permutation.back() == static_cast<int64_t>(permutation.size()) - 1;
+  }
+  if (!identity) y = b.Transpose(y, std::move(permutation));
+  return y;
 }
 
 namespace {

@@ -74,6 +74,11 @@ void ReplaceInstruction(Instruction* old, Instruction* replacement);
 // The shape `shape` with dimensions `dims` and no layout.
 Shape WithDims(const Shape& shape, std::vector<int64_t> dims);
 
+// `x` with its size-1 dimensions not in `keep` dropped and the kept ones put
+// in the order `keep` lists them (reshape then transpose, each only if
+// needed). Every dimension of x not in `keep` must have size 1.
+Instruction* KeepDims(HloBuilder& b, Instruction* x, const std::vector<int64_t>& keep);
+
 // Whether `instruction` may be removed when unused (no side effect) and
 // duplicated or merged (CSE) without changing the program.
 bool IsRemovableWhenDead(const Instruction& instruction);
