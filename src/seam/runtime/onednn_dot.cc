@@ -161,7 +161,9 @@ bool RunsTransposed(const DotAsGemm& g) {
 // many tiny products (DLRM's 6272 6x6x8 ones: 3x faster than OpenBLAS call
 // by call), that have few rows (m <= 16: GPT-2's batch-4 projections and
 // resnet's classifier, 1.3-1.5x), few columns stored transposed (DLRM's
-// [6272,192] x [15,192]': 0.49 -> 0.24 ms) or run transposed (above);
+// [6272,192] x [15,192]': 0.49 -> 0.24 ms), a weight gradient of few
+// columns summed over a long batch (DLRM's [6272,192]' x [6272,15]:
+// 0.28-0.32 -> 0.16-0.19 ms, OpenBLAS sharing k) or run transposed (above);
 // `seam_library_calls_bench` measured each against OpenBLAS.
 std::optional<MatmulStatement> StateLibraryMatmul(const Instruction& dot) {
   if (!BlasHandles(dot)) return std::nullopt;
@@ -175,7 +177,9 @@ std::optional<MatmulStatement> StateLibraryMatmul(const Instruction& dot) {
     const bool tiny_products = g.batch >= 64 && g.m * g.n * g.k <= 4096;
     const bool few_rows = g.m <= 16 && g.n >= 256;
     const bool few_stored_columns = g.rhs_transposed && g.n < 32 && g.m >= 256;
-    if (!g.InPlace() || tiny_products || few_rows || few_stored_columns || RunsTransposed(g)) {
+    const bool long_sum_few_columns = g.lhs_transposed && g.n < 32 && g.m >= 64 && g.k >= 16 * g.m;
+    if (!g.InPlace() || tiny_products || few_rows || few_stored_columns || RunsTransposed(g) ||
+        long_sum_few_columns) {
       return StateMatmul(dot, dnnl_f32, dnnl_f32);
     }
   }
