@@ -93,6 +93,10 @@ TEST(OneDnnDot, MatchesTheInterpreter) {
       // f32, few columns stored transposed (DLRM's [6272,192] x [15,192]').
       {"f32, few columns stored transposed", "f32[600,200]", "f32[15,200]", "f32[600,15]",
        "lhs_contracting_dims={1}, rhs_contracting_dims={1}"},
+      // f32, a weight gradient of few columns summed over a long batch
+      // (DLRM's [6272,192]' x [6272,15]).
+      {"f32, few columns summed over a long batch", "f32[2000,96]", "f32[2000,15]", "f32[96,15]",
+       "lhs_contracting_dims={0}, rhs_contracting_dims={0}"},
       // f32, many rows and few columns of a transposed lhs (GPT-2's
       // logits): run as the transposed product, into scratch. Columns are
       // 1 and 16, the bounds of that route.
