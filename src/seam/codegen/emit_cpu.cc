@@ -69,6 +69,10 @@ std::string DirectReduction(const Instruction& reduce) {
   }
 }
 
+// Elements a vectorized sum adds up before it adds the block to its
+// running total (as the column reductions' partials of 4096 rows do).
+constexpr int64_t kSummedBlock = 4096;
+
 class CpuKernelEmitter {
  public:
   explicit CpuKernelEmitter(const KernelIr& ir) : ir_(ir), barrier_(BarrierBeforePhase(ir)) {}
@@ -547,6 +551,7 @@ class CpuKernelEmitter {
   absl::Status EmitElementFolding(const Stage& s, const FoldSplit& split,
                                   const std::vector<std::string>& parts) {
     const int64_t folded = split.folded, kept = split.kept;
+    if (kept == 1) return EmitWholeFolding(s, split, parts);
     int64_t chunk = CeilDiv(folded, s.chunks);
     BeginTasks(s.phase, "chunk", s.chunks, folded * kept);
     Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
@@ -564,9 +569,10 @@ class CpuKernelEmitter {
       Line(8, absl::StrCat("for (int64_t po = 0; po < ", kept / inner, "; ++po) {"));
       indent = 10;
     }
+    const std::string lane = nested ? "pi" : "p";  // the vectorized loop's variable
     Line(indent, "#pragma omp simd");
-    Line(indent, absl::StrCat("for (int64_t ", nested ? "pi" : "p", " = 0; ", nested ? "pi" : "p",
-                              " < ", nested ? inner : kept, "; ", nested ? "++pi" : "++p", ") {"));
+    Line(indent, absl::StrCat("for (int64_t ", lane, " = 0; ", lane, " < ", nested ? inner : kept,
+                              "; ++", lane, ") {"));
     std::vector<std::string> body;
     ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent + 2);
     Index index;
@@ -594,6 +600,71 @@ class CpuKernelEmitter {
     if (nested) Line(10, "}");
     Line(8, "}");
     Line(6, "}");
+    EndTasks();
+    return absl::OkStatus();
+  }
+
+  // A reduction of everything split into chunks (one kept element): each
+  // chunk folds into locals and writes its partial once. (Folded into the
+  // partial in memory, the two chunks' adjacent partials shared a cache
+  // line between threads and every element waited on a store: BERT's
+  // optimizer step ran 2.35 ms on one thread and 4.3 on two.) Sums run
+  // vectorized.
+  absl::Status EmitWholeFolding(const Stage& s, const FoldSplit& split,
+                                const std::vector<std::string>& parts) {
+    const int64_t folded = split.folded;
+    const int64_t chunk = CeilDiv(folded, s.chunks);
+    BeginTasks(s.phase, "chunk", s.chunks, folded);
+    Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
+    Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
+    EmitPartPointers(s, parts, 1, 6);
+    const bool sums = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
+      return AccumulationOf(*r) == SimdAccumulation::kDirect && DirectReduction(*r) == "+";
+    });
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      Line(6, absl::StrCat(ComputeType(s.reductions[j]->shape().dtype()), " run", j, " = 0;"));
+    }
+    // Sums add up blocks of kSummedBlock elements, each summed apart (a
+    // float sum keeps its precision over a block, not over a million).
+    int indent = 6;
+    std::string from = "q0", to = "q1";
+    if (sums) {
+      Line(6, absl::StrCat("for (int64_t qb = q0; qb < q1; qb += ", kSummedBlock, ") {"));
+      Line(8, absl::StrCat("const int64_t qe = std::min<int64_t>(q1, qb + ", kSummedBlock, ");"));
+      std::vector<std::string> clauses;
+      for (size_t j = 0; j < s.reductions.size(); ++j) {
+        Line(8, absl::StrCat(ComputeType(s.reductions[j]->shape().dtype()), " block", j, " = 0;"));
+        clauses.push_back(absl::StrCat(" reduction(+:block", j, ")"));
+      }
+      Line(8, absl::StrCat("#pragma omp simd", absl::StrJoin(clauses, "")));
+      indent = 8;
+      from = "qb";
+      to = "qe";
+    }
+    Line(indent, absl::StrCat("for (int64_t q = ", from, "; q < ", to, "; ++q) {"));
+    std::vector<std::string> body;
+    ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent + 2);
+    Index index = FoldIndex(e, s, split, "q", "0");
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(r->operand(0), index));
+      e.Emit(sums ? absl::StrCat("block", j, " += ", x, ";")
+                  : absl::StrCat("run", j, " = q == q0 ? ", x, " : ", ReducerName(ir_, r), "(run",
+                                 j, ", ", x, ");"));
+    }
+    SEAM_RETURN_IF_ERROR(
+        EmitElementwiseRoots(e, s, index, ElementalEmitter::Linear(s.dims, index)));
+    EmitLoopBody(body, sums);
+    Line(indent, "}");
+    if (sums) {
+      for (size_t j = 0; j < s.reductions.size(); ++j) {
+        Line(8, absl::StrCat("run", j, " += block", j, ";"));
+      }
+      Line(6, "}");
+    }
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      Line(6, absl::StrCat("if (q1 > q0) ", parts[j], "[0] = run", j, ";"));
+    }
     EndTasks();
     return absl::OkStatus();
   }

@@ -14,7 +14,9 @@
 // the library calls do. Left alone: dots of more than kMaxWork
 // multiply-adds (a large matrix-vector product, such as an LM head, is the
 // library's: its blocking keeps the sum's order short and it streams the
-// weights at full bandwidth), integer dots, sparse and dynamic ones.
+// weights at full bandwidth), dots whose matrix the kernel would read in
+// pieces shorter than a vector (ReadsRowsWhole), integer dots, sparse and
+// dynamic ones.
 #include <algorithm>
 
 #include "seam/passes/expander_util.h"
@@ -150,8 +152,9 @@ Instruction* Reduce(expand::Rewriter& rewriter, HloBuilder& b, Instruction* dot)
     if (!Contains(matrix.batch, d)) order.push_back(IndexOf(kept, d));
   }
   Instruction* result = expand::IsIota(order) ? sums : b.Transpose(sums, order);
-  if (result->shape().dims() != dot->shape().dims())
+  if (result->shape().dims() != dot->shape().dims()) {
     result = b.Reshape(result, dot->shape().dims());
+  }
   if (dot->shape().dtype() != sum) result = b.Convert(result, dot->shape().dtype());
   return result;
 }
