@@ -69,6 +69,13 @@ std::string DirectReduction(const Instruction& reduce) {
   }
 }
 
+// Whether every reduction of `s` is a plain sum (an OpenMP `+` clause).
+bool SumsOnly(const Stage& s) {
+  return std::all_of(s.reductions.begin(), s.reductions.end(), [](const Instruction* r) {
+    return AccumulationOf(*r) == SimdAccumulation::kDirect && DirectReduction(*r) == "+";
+  });
+}
+
 // Elements a vectorized sum adds up before it adds the block to its
 // running total (as the column reductions' partials of 4096 rows do).
 constexpr int64_t kSummedBlock = 4096;
@@ -429,6 +436,8 @@ class CpuKernelEmitter {
     int64_t units = folded, per_chunk = CeilDiv(folded, s.chunks);
     if (FoldsContiguousRuns(s)) {
       SEAM_RETURN_IF_ERROR(EmitRunFolding(s, parts, &units, &per_chunk));
+    } else if (kept == 1) {
+      SEAM_RETURN_IF_ERROR(EmitWholeFolding(s, split, parts));
     } else {
       SEAM_RETURN_IF_ERROR(EmitElementFolding(s, split, parts));
     }
@@ -459,10 +468,7 @@ class CpuKernelEmitter {
   // run with a vector sum, instead of striding across kept elements.
   bool FoldsContiguousRuns(const Stage& s) const {
     bool any_kept = std::find(s.folded.begin(), s.folded.end(), false) != s.folded.end();
-    bool sums = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
-      return AccumulationOf(*r) == SimdAccumulation::kDirect && DirectReduction(*r) == "+";
-    });
-    return any_kept && !s.folded.empty() && s.folded.back() && sums;
+    return any_kept && !s.folded.empty() && s.folded.back() && SumsOnly(s);
   }
 
   // Folded dims split at the last kept one: `outer` before it, the
@@ -546,17 +552,24 @@ class CpuKernelEmitter {
     return absl::OkStatus();
   }
 
+  // A folding phase's tasks: chunk `chunk` covers folded positions
+  // [q0, q1) and has its partials (one per kept element) at part<j>.
+  void BeginFoldingChunks(const Stage& s, const FoldSplit& split,
+                          const std::vector<std::string>& parts) {
+    const int64_t chunk = CeilDiv(split.folded, s.chunks);
+    BeginTasks(s.phase, "chunk", s.chunks, split.folded * split.kept);
+    Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
+    Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", split.folded, ", q0 + ", chunk,
+                         ");"));
+    EmitPartPointers(s, parts, split.kept, 6);
+  }
+
   // Chunks of the folded elements, kept elements innermost (a column
   // reduction's contiguous rows).
   absl::Status EmitElementFolding(const Stage& s, const FoldSplit& split,
                                   const std::vector<std::string>& parts) {
-    const int64_t folded = split.folded, kept = split.kept;
-    if (kept == 1) return EmitWholeFolding(s, split, parts);
-    int64_t chunk = CeilDiv(folded, s.chunks);
-    BeginTasks(s.phase, "chunk", s.chunks, folded * kept);
-    Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
-    Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
-    EmitPartPointers(s, parts, kept, 6);
+    const int64_t kept = split.kept;
+    BeginFoldingChunks(s, split, parts);
     Line(6, "for (int64_t q = q0; q < q1; ++q) {");
     // Kept elements of several dims with a contiguous innermost one loop
     // over that one inside the others: values indexed by the outer ones
@@ -578,13 +591,10 @@ class CpuKernelEmitter {
     Index index;
     if (nested) {
       e.Emit(absl::StrCat("const int64_t p = po * ", inner, " + pi;"));
-      Index folded_index = e.Delinearize(split.folded_dims, "q");
       std::vector<int64_t> outer_kept(split.kept_dims.begin(), split.kept_dims.end() - 1);
       Index kept_index = e.Delinearize(outer_kept, "po");
       kept_index.push_back("pi");
-      for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
-        index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
-      }
+      index = MergeFoldIndex(s, e.Delinearize(split.folded_dims, "q"), kept_index);
     } else {
       index = FoldIndex(e, s, split, "q", "p");
     }
@@ -604,7 +614,8 @@ class CpuKernelEmitter {
     return absl::OkStatus();
   }
 
-  // A reduction of everything split into chunks (one kept element): each
+  // A reduction of everything split into chunks (one kept element, not a
+  // contiguous run of sums; see EmitPartialReduce): each
   // chunk folds into locals and writes its partial once. (Folded into the
   // partial in memory, the two chunks' adjacent partials shared a cache
   // line between threads and every element waited on a store: BERT's
@@ -612,15 +623,8 @@ class CpuKernelEmitter {
   // vectorized.
   absl::Status EmitWholeFolding(const Stage& s, const FoldSplit& split,
                                 const std::vector<std::string>& parts) {
-    const int64_t folded = split.folded;
-    const int64_t chunk = CeilDiv(folded, s.chunks);
-    BeginTasks(s.phase, "chunk", s.chunks, folded);
-    Line(6, absl::StrCat("const int64_t q0 = chunk * ", chunk, ";"));
-    Line(6, absl::StrCat("const int64_t q1 = std::min<int64_t>(", folded, ", q0 + ", chunk, ");"));
-    EmitPartPointers(s, parts, 1, 6);
-    const bool sums = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
-      return AccumulationOf(*r) == SimdAccumulation::kDirect && DirectReduction(*r) == "+";
-    });
+    BeginFoldingChunks(s, split, parts);
+    const bool sums = SumsOnly(s);
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       Line(6, absl::StrCat(ComputeType(s.reductions[j]->shape().dtype()), " run", j, " = 0;"));
     }

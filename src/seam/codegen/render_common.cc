@@ -27,7 +27,8 @@ std::string ReducerName(const KernelIr& ir, const Instruction* r) {
 std::string TileName(const KernelIr& ir, const Instruction* v) {
   int stage = ir.tile_stage.at(v);
   const std::vector<const Instruction*>& roots = ir.stages[stage].roots;
-  return absl::StrCat("tile_", stage, "_", std::find(roots.begin(), roots.end(), v) - roots.begin());
+  return absl::StrCat("tile_", stage, "_",
+                      std::find(roots.begin(), roots.end(), v) - roots.begin());
 }
 
 int64_t TileElementsPerRow(const KernelIr& ir, const Instruction* v) {
@@ -84,15 +85,17 @@ Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r, const 
   return index;
 }
 
-Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
-                const std::string& p) {
-  Index folded_index = e.Delinearize(split.folded_dims, q);
-  Index kept_index = e.Delinearize(split.kept_dims, p);
+Index MergeFoldIndex(const Stage& s, const Index& folded_index, const Index& kept_index) {
   Index index;
   for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
     index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
   }
   return index;
+}
+
+Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
+                const std::string& p) {
+  return MergeFoldIndex(s, e.Delinearize(split.folded_dims, q), e.Delinearize(split.kept_dims, p));
 }
 
 absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,

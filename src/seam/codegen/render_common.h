@@ -66,6 +66,10 @@ FoldSplit SplitFolded(const Stage& s);
 // The iteration index of element (r, c) of a stage's rows.
 Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r, const std::string& c);
 
+// The index of a partial reduction's element from the indices of its
+// folded and its kept dims.
+Index MergeFoldIndex(const Stage& s, const Index& folded_index, const Index& kept_index);
+
 // The index of a partial reduction's element from its folded (`q`) and
 // kept (`p`) linear positions.
 Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
