@@ -53,6 +53,22 @@ bool IsVector(const Side& s) {
   return true;
 }
 
+// The dot's two sides as the matrix, read as it lies, and the vector,
+// broadcast along it (when both are vectors, the rhs is the matrix: either
+// works). The vector is the lhs when the lhs is one.
+struct MatrixAndVector {
+  Side matrix, vector;
+};
+MatrixAndVector SidesOf(const Instruction& dot) {
+  const Attributes& a = dot.attrs();
+  Side lhs{dot.operand(0), a.lhs_batch_dims.value_or(IntList{}),
+           a.lhs_contracting_dims.value_or(IntList{})};
+  Side rhs{dot.operand(1), a.rhs_batch_dims.value_or(IntList{}),
+           a.rhs_contracting_dims.value_or(IntList{})};
+  if (IsVector(lhs)) return {std::move(rhs), std::move(lhs)};
+  return {std::move(lhs), std::move(rhs)};
+}
+
 // Whether the stitched kernel reads the matrix `s` a vector at a time:
 // when it contracts its innermost dims (sums along rows), or keeps an
 // innermost dim of at least 8 elements (sums across rows, the weights
@@ -87,34 +103,21 @@ bool Reducible(const Instruction& dot) {
       !expand::IsStaticArray(dot.operand(1)->shape()) || !SumType(dot)) {
     return false;
   }
-  const Attributes& a = dot.attrs();
-  const Side lhs{dot.operand(0), a.lhs_batch_dims.value_or(IntList{}),
-                 a.lhs_contracting_dims.value_or(IntList{})};
-  const Side rhs{dot.operand(1), a.rhs_batch_dims.value_or(IntList{}),
-                 a.rhs_contracting_dims.value_or(IntList{})};
-  if (lhs.contracting.empty() || lhs.batch.size() != rhs.batch.size() ||
-      lhs.contracting.size() != rhs.contracting.size() || !(IsVector(lhs) || IsVector(rhs)) ||
-      !ReadsRowsWhole(IsVector(lhs) ? rhs : lhs)) {
+  const auto [matrix, vector] = SidesOf(dot);
+  if (matrix.contracting.empty() || matrix.batch.size() != vector.batch.size() ||
+      matrix.contracting.size() != vector.contracting.size() || !IsVector(vector) ||
+      !ReadsRowsWhole(matrix)) {
     return false;
   }
   // Multiply-adds: the result's elements times the contracted extent.
   int64_t k = 1;
-  for (int64_t d : lhs.contracting) k *= lhs.operand->shape().dim(static_cast<int>(d));
+  for (int64_t d : matrix.contracting) k *= matrix.operand->shape().dim(static_cast<int>(d));
   const std::optional<int64_t> elements = dot.shape().ElementCount();
   return elements && *elements <= kMaxWork / std::max<int64_t>(1, k);
 }
 
 Instruction* Reduce(expand::Rewriter& rewriter, HloBuilder& b, Instruction* dot) {
-  const Attributes& a = dot->attrs();
-  Side lhs{dot->operand(0), a.lhs_batch_dims.value_or(IntList{}),
-           a.lhs_contracting_dims.value_or(IntList{})};
-  Side rhs{dot->operand(1), a.rhs_batch_dims.value_or(IntList{}),
-           a.rhs_contracting_dims.value_or(IntList{})};
-  // The matrix is read as it lies; the vector is broadcast along it. (When
-  // both are vectors, the rhs is the matrix: either works.)
-  const bool lhs_is_vector = IsVector(lhs);
-  const Side& matrix = lhs_is_vector ? rhs : lhs;
-  const Side& vector = lhs_is_vector ? lhs : rhs;
+  const auto [matrix, vector] = SidesOf(*dot);
   const DType sum = *SumType(*dot);
   const Shape& ms = matrix.operand->shape();
 
