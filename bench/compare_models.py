@@ -38,7 +38,10 @@ Where the pieces come from:
   with jaxlib's HLO parser, converts it to StableHLO and compiles it with
   the CPU client (see compare_models_lib's docstring for the API); it draws
   the inputs (seed 0, Seam's distribution: floats uniform in [-1, 1),
-  integers in [0, 8), pred a fair coin), writes them as inputs.npz (one array
+  integers in [0, 8), pred a fair coin; a parameter reaching a square root
+  or logarithm through reshapes, broadcasts and additions only, a batch-norm
+  variance or an optimizer's second moment, takes the absolute value of its
+  draw), writes them as inputs.npz (one array
   per parameter, named after it) and times `execute` + block_until_ready
   after --warmup untimed runs (fewer for long runs). Arguments XLA takes
   over (input_output_alias) are put back between runs, untimed; seam bench
@@ -564,7 +567,9 @@ def versions(seam_path):
 def notes(seam, xla_env, seam_env):
   return [
       "Both sides run the same HLO text on the same inputs (inputs.npz, drawn once per "
-      "model, seed 0: floats uniform in [-1, 1), integers in [0, 8), pred a fair coin). "
+      "model, seed 0: floats uniform in [-1, 1), integers in [0, 8), pred a fair coin; "
+      "batch-norm variances and optimizer second moments, the parameters reaching a square "
+      "root or logarithm through reshapes, broadcasts and additions only, in [0, 1)). "
       "PyTorch/XLA dumps: `seam opt --passes=transfer-remover,gelu-expander`, remaining "
       "(layout-changing) AwsNeuronTransferWithStaticRing custom-calls written as `copy`.",
       ("Elided constants are written out by `seam opt --fill-elided-constants` for both sides."

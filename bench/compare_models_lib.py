@@ -383,12 +383,51 @@ def compare_outputs(xla_npz, xla_dtypes, seam_npz):
 
 # --- the XLA worker itself --------------------------------------------------------------
 
-def draw_inputs(shapes, seed=0):
+# Ops through which a parameter's sign reaches a square root or logarithm
+# unchanged or only moved: reshapes and broadcasts of a batch-norm variance,
+# and the epsilon added to it.
+SIGN_KEEPING_OPS = {"reshape", "broadcast", "transpose", "copy", "bitcast", "convert", "slice",
+                    "add"}
+NONNEGATIVE_DOMAIN_OPS = {"rsqrt", "sqrt", "log"}
+INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?([^\s=]+) = \S+ ([\w-]+)\(([^)]*)\)", re.M)
+
+
+def nonnegative_parameters(module_text):
+  """Numbers of the ENTRY parameters that reach a square root, reciprocal
+  square root or logarithm through SIGN_KEEPING_OPS alone: a model's
+  batch-norm variances. Drawn in [-1, 1) half of them are negative, the
+  normalisation is NaN for those channels and every prediction after it, on
+  both sides; so they are drawn in [0, 1) instead (see draw_inputs)."""
+  entry = module_text[module_text.find("\nENTRY"):]
+  users, parameters = {}, {}
+  for m in INSTRUCTION.finditer(entry):
+    name, opcode, operands = m.groups()
+    if opcode == "parameter":
+      parameters[name] = int(operands)
+      continue
+    for operand in re.findall(r"%?([^\s,%]+)(?:,|$)", operands.strip()):
+      users.setdefault(operand, []).append((name, opcode))
+  found = set()
+  for parameter, number in parameters.items():
+    frontier, seen = [parameter], {parameter}
+    while frontier and number not in found:
+      for user, opcode in users.get(frontier.pop(), []):
+        if opcode in NONNEGATIVE_DOMAIN_OPS:
+          found.add(number)
+        elif opcode in SIGN_KEEPING_OPS and user not in seen:
+          seen.add(user)
+          frontier.append(user)
+  return found
+
+
+def draw_inputs(shapes, seed=0, nonnegative=()):
   """Seam's distribution: floats uniform in [-1, 1), integers in [0, 8),
-  pred a fair coin; one generator per model, parameters in order."""
+  pred a fair coin; one generator per model, parameters in order. The
+  parameters numbered in `nonnegative` take the absolute value of their draw
+  (uniform in [0, 1)), leaving every other parameter's draw as it was."""
   rng = np.random.default_rng(seed)
   arrays = []
-  for dims, dtype in shapes:
+  for number, (dims, dtype) in enumerate(shapes):
     if dtype == np.bool_:
       a = rng.integers(0, 2, size=dims, dtype=np.uint8).astype(np.bool_)
     elif dtype.kind in "iu":
@@ -399,6 +438,8 @@ def draw_inputs(shapes, seed=0):
       a = rng.random(dims) * 2 - 1
     else:
       a = (rng.random(dims, dtype=np.float32) * 2 - 1).astype(dtype)
+    if number in nonnegative and dtype.kind == "f":
+      a = np.abs(a)
     arrays.append(np.asarray(a))
   return arrays
 
@@ -462,8 +503,9 @@ class Worker:
     check_memory(self.exe.get_compiled_memory_stats())
     shapes = [(tuple(s.dimensions()), np.dtype(s.numpy_dtype()))
               for s in computation.program_shape().parameter_shapes()]
-    self.host = draw_inputs(shapes)
-    names = entry_parameter_names(module.to_string(), len(shapes))
+    module_text = module.to_string()
+    self.host = draw_inputs(shapes, nonnegative=nonnegative_parameters(module_text))
+    names = entry_parameter_names(module_text, len(shapes))
     save_inputs(inputs, names, self.host)
     self.args = [jax.device_put(a, self.device) for a in self.host]
     self.donated = False
