@@ -5,12 +5,13 @@
 // precision of the same sum channel-major, compounding to 1e-2 over
 // MobileNetV2's layers), and a sum of everything split over threads adds
 // each share up in blocks (a LAMB norm of 488K squares, BERT's optimizer
-// step).
+// step). The interpreter, as their oracle, sums f32 in f64.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/eval/evaluator.h"
 #include "seam/fusion/strategies.h"
 #include "seam/runtime/executable.h"
 
@@ -48,6 +49,16 @@ void ExpectSumsNearTheExactOne(const std::string& shape, const std::string& resu
       EXPECT_LT(std::abs(sums->GetDouble(i) - exact) / exact, 1e-4)
           << fusion::StrategyName(strategy) << ", element " << i;
     }
+  }
+  // The oracle of compiled paths (`seam run --verify`, the differential
+  // tests) accumulates f32 in f64: one rounding from the exact sum, so an
+  // accurate kernel is not failed against a drifting sequential sum.
+  Evaluator oracle;
+  oracle.set_wide_accumulation(true);
+  absl::StatusOr<Literal> sums = oracle.Run(*module, arguments);
+  ASSERT_TRUE(sums.ok()) << sums.status();
+  for (int64_t i = 0; i < sums->element_count(); ++i) {
+    EXPECT_EQ(sums->GetDouble(i), static_cast<float>(exact)) << "oracle, element " << i;
   }
 }
 

@@ -33,8 +33,10 @@ class Evaluator {
   // the operating system. Default: 3/4 of the machine's physical memory.
   void set_memory_limit(int64_t bytes) { memory_limit_ = bytes; }
 
-  // bf16 and f16 reduces with a recognised reducer (add, max...) accumulate
-  // in f32 and round once at the end, as Seam's compiled kernels do; by
+  // Reduces with a recognised reducer (add, max...) accumulate bf16 and f16
+  // in f32, as Seam's compiled kernels do, and f32 in f64, closer to the
+  // exact sum than any order of f32 additions (a compiled kernel adds in
+  // blocks and across threads); each result rounds once at the end. By
   // default every step rounds, as XLA's CPU backend does. The oracle for
   // compiled paths sets this.
   void set_wide_accumulation(bool wide) { wide_accumulation_ = wide; }

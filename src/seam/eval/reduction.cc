@@ -37,34 +37,41 @@ const Shape& ElementShape(const Shape& shape, size_t i) {
   return shape.IsTuple() ? shape.tuple_shapes()[i] : shape;
 }
 
-// FastReduce for bf16 and f16 with f32 accumulators.
-template <typename T>
+// FastReduce with accumulators wider than the element type (bf16 and f16 in
+// f32, f32 in f64), rounding once at the end.
+template <typename T, typename Accumulator>
 Literal WideReduce(const Shape& out_shape, const Literal& input, const Literal& init,
                    const ReduceIndexing& ix, Opcode op) {
   using S = typename T::Storage;
   Literal out(out_shape);
-  std::vector<float> acc(static_cast<size_t>(out.element_count()), T::Load(init.data<S>()[0]));
+  std::vector<Accumulator> acc(static_cast<size_t>(out.element_count()),
+                               T::Load(init.data<S>()[0]));
   const S* src = input.data<S>();
   ForEachIndex(input.shape().dims(), [&](absl::Span<const int64_t> index, int64_t linear) {
     int64_t o = 0;
     for (size_t k = 0; k < ix.kept_dims.size(); ++k) o += index[ix.kept_dims[k]] * ix.out_strides[k];
-    acc[o] = ApplyBinary(op, acc[o], T::Load(src[linear]));
+    acc[o] = ApplyBinary(op, acc[o], static_cast<Accumulator>(T::Load(src[linear])));
   });
   S* dst = out.mutable_data<S>();
-  for (int64_t i = 0; i < out.element_count(); ++i) dst[i] = T::Store(acc[i]);
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    dst[i] = T::Store(static_cast<typename T::Compute>(acc[i]));
+  }
   return out;
 }
 
 // One input, a recognised reducer: accumulate in place in a typed loop.
-// With `wide`, 16-bit floats accumulate in f32 and round once.
+// With `wide`, 16-bit floats accumulate in f32 and f32 in f64, rounding once.
 absl::StatusOr<Literal> FastReduce(const Shape& out_shape, const Literal& input,
                                    const Literal& init, const ReduceIndexing& ix, Opcode op,
                                    bool wide) {
   return DispatchDType(input.shape().dtype(), [&](auto traits) -> absl::StatusOr<Literal> {
     using T = decltype(traits);
     using S = typename T::Storage;
-    if constexpr (std::is_same_v<typename T::Compute, float> && !std::is_same_v<S, float>) {
-      if (wide) return WideReduce<T>(out_shape, input, init, ix, op);
+    if constexpr (std::is_same_v<typename T::Compute, float>) {
+      if (wide) {
+        using Accumulator = std::conditional_t<std::is_same_v<S, float>, double, float>;
+        return WideReduce<T, Accumulator>(out_shape, input, init, ix, op);
+      }
     }
     Literal out(out_shape);
     S* acc = out.mutable_data<S>();
