@@ -13,10 +13,6 @@
 namespace seam {
 namespace {
 
-bool Contains(const IntList& list, int64_t value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
 // Reads the index vector selected by `batch_index` (the positions of the
 // indices array without index_vector_dim) from `indices`.
 class IndexVectors {

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,6 +17,10 @@ namespace seam {
 class Computation;
 
 using IntList = std::vector<int64_t>;
+
+inline bool Contains(const IntList& list, int64_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
 
 // A bare word value such as `kLoop`, `TOTALORDER` or `rng_default`.
 struct Identifier {

@@ -13,7 +13,6 @@
 namespace seam {
 namespace {
 
-using shape_inference_internal::Contains;
 using shape_inference_internal::In;
 using shape_inference_internal::InferComposite;
 using shape_inference_internal::InferControl;

@@ -63,9 +63,6 @@ absl::Status Overflow(const Instruction& i);  // a result dimension overflows
 // ---- Operands, attributes and dimension lists ----------------------------
 
 inline const Shape& In(const Instruction& i, int k) { return i.operand(k)->shape(); }
-inline bool Contains(const IntList& l, int64_t v) {
-  return std::find(l.begin(), l.end(), v) != l.end();
-}
 inline IntList Concat(IntList a, const IntList& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;

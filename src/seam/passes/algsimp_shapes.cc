@@ -12,9 +12,6 @@ namespace seam::algsimp {
 namespace {
 
 const std::vector<int64_t>& Dims(const Instruction* i) { return i->shape().dims(); }
-bool Contains(const IntList& list, int64_t v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
-}
 bool IsArrayOp(const Instruction* i) {
   return i->shape().IsArray() && i->operand_count() > 0 && i->operand(0)->shape().IsArray();
 }

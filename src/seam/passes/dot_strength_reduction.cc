@@ -29,10 +29,6 @@ namespace {
 // per-head decode dots are 393K.
 constexpr int64_t kMaxWork = int64_t{1} << 19;
 
-bool Contains(const IntList& list, int64_t d) {
-  return std::find(list.begin(), list.end(), d) != list.end();
-}
-
 int64_t IndexOf(const IntList& list, int64_t d) {
   return std::find(list.begin(), list.end(), d) - list.begin();
 }
