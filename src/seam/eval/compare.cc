@@ -112,6 +112,16 @@ ArrayError MeasureArrayError(const Literal& got, const Literal& want) {
   return e;
 }
 
+bool WithinSensitivity(const ArrayError& error, const ArrayError& sensitivity, DType type) {
+  const VerifyBounds bounds = VerifyBoundsOf(type);
+  if (error.nonfinite_mismatches > 0 || sensitivity.nonfinite_mismatches > 0) return false;
+  if (sensitivity.rms_relative >= 1) return true;  // no significant digit
+  return error.max_relative <=
+             std::max(bounds.max_relative, kSensitivityFactor * sensitivity.max_relative) &&
+         error.rms_relative <=
+             std::max(bounds.rms_relative, kSensitivityFactor * sensitivity.rms_relative);
+}
+
 std::string FormatArrayError(const ArrayError& e) {
   return absl::StrFormat("worst element off by %.3g of the largest magnitude (%.3g ulp there), "
                          "rms error %.3g relative",

@@ -72,6 +72,22 @@ ArrayError MeasureArrayError(const Literal& got, const Literal& want);
 // per differing array naming `what` and its tuple index path.
 std::string DescribeVerifyDifferences(const Literal& got, const Literal& want,
                                       const std::string& what);
+// `seam run --verify`'s second look at a float array over its bounds. Some
+// outputs of deep networks move by percents under any rounding-sized
+// change: a gradient through relu masks that flip, a sum that cancels.
+// `sensitivity` is how far the oracle's own result moved when its inputs
+// and every rounded result moved by one ulp (Evaluator::set_rounding_nudge);
+// the array passes when, on both measures, its error is within its bound
+// or within kSensitivityFactor times that move. A compiled run rounds
+// otherwise by more than an ulp here and there (sums in another order,
+// expanded batch norms), hence the factor. An output that moved by as much
+// as its own rms magnitude has no significant digit in its type: any value
+// of it is as right as the oracle's (MobileNetV2's early batch-norm
+// gradients on random weights move by 3-6x their largest magnitude). An
+// output that rounding does not move has a sensitivity of a few ulps and
+// gets no slack; a miscompile is off by orders of magnitude more.
+inline constexpr double kSensitivityFactor = 8;
+bool WithinSensitivity(const ArrayError& error, const ArrayError& sensitivity, DType type);
 // ArrayError as `what`: its worst error relative to the largest magnitude
 // and in ulps, and its relative rms error.
 std::string FormatArrayError(const ArrayError& error);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "seam/eval/ops.h"
+#include "seam/eval/random_fill.h"
 #include "seam/util/error_location.h"
 #include "seam/util/status_macros.h"
 
@@ -22,6 +23,38 @@ struct Evaluator::Schedule {
 };
 
 namespace {
+
+// Whether an op's float result is a rounded one, which another correct
+// implementation could round otherwise: arithmetic, reductions, library
+// and composite ops. Data movement, control flow (whose bodies' ops are
+// nudged themselves) and the elementwise ops that only pick or move a value
+// exactly are not.
+bool RoundsItsResult(Opcode op) {
+  switch (op) {
+    case Opcode::kSelect:
+    case Opcode::kClamp:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kAbs:
+    case Opcode::kNegate:
+    case Opcode::kCopy:
+    case Opcode::kSign:
+    case Opcode::kFloor:
+    case Opcode::kCeil:
+      return false;
+    default:
+      break;
+  }
+  switch (OpcodeCategory(op)) {
+    case OpCategory::kElementwise:
+    case OpCategory::kReduction:
+    case OpCategory::kLibrary:
+    case OpCategory::kComposite:
+      return true;
+    default:
+      return false;
+  }
+}
 
 int64_t ByteSize(const Literal& literal) {
   int64_t bytes = static_cast<int64_t>(literal.bytes().size());
@@ -130,6 +163,9 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
                                                             "): ", result.status().message()));
       }
       owned[i] = std::move(*result);
+      if (rounding_nudge_.has_value() && RoundsItsResult(instruction.opcode())) {
+        NudgeByOneUlp(*owned[i], *rounding_nudge_ + i * 0x9e3779b97f4a7c15ull);
+      }
       value[i] = &*owned[i];
       owned_bytes[i] = ByteSize(*owned[i]);
       live_bytes_ += owned_bytes[i];

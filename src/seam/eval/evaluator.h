@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -42,6 +43,14 @@ class Evaluator {
   void set_wide_accumulation(bool wide) { wide_accumulation_ = wide; }
   bool wide_accumulation() const { return wide_accumulation_; }
 
+  // Monte Carlo arithmetic at the ulp: every float result of an op that
+  // rounds (arithmetic, reductions, dots, convolutions, batch norms; not
+  // data movement, selects or comparisons) moves one ulp up or down,
+  // pseudo-randomly from `seed` (NudgeByOneUlp). How far the outputs then
+  // move is how far any other correct rounding of the module could take
+  // them: `seam run --verify` judges outputs that amplify rounding by it.
+  void set_rounding_nudge(std::optional<uint64_t> seed) { rounding_nudge_ = seed; }
+
  private:
   struct Schedule;
   const Schedule& ScheduleFor(const Computation& computation);
@@ -49,6 +58,7 @@ class Evaluator {
   absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
   int64_t memory_limit_;
   bool wide_accumulation_ = false;
+  std::optional<uint64_t> rounding_nudge_;
   int64_t live_bytes_ = 0;  // intermediates held by all active Calls
 };
 

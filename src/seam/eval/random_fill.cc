@@ -1,5 +1,6 @@
 #include "seam/eval/random_fill.h"
 
+#include <cmath>
 #include <complex>
 
 namespace seam {
@@ -41,6 +42,35 @@ void FillRandom(Literal& literal, uint64_t seed) {
       literal.SetDouble(i, UnitSigned(bits));
     } else {
       literal.SetBits(i, bits >> 61);  // [0, 8)
+    }
+  }
+}
+
+void NudgeByOneUlp(Literal& literal, uint64_t seed) {
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
+    auto& elements = literal.mutable_tuple_elements();
+    for (size_t i = 0; i < elements.size(); ++i) NudgeByOneUlp(elements[i], SplitMix64(seed + i));
+    return;
+  }
+  if (literal.is_elided() || literal.is_opaque() || !shape.IsArray() ||
+      !IsFloat(shape.dtype()) || IsComplex(shape.dtype())) {
+    return;
+  }
+  const int bits_wide = 8 * static_cast<int>(DTypeByteSize(shape.dtype()));
+  const uint64_t magnitude_mask = (uint64_t{1} << (bits_wide - 1)) - 1;
+  uint64_t base = SplitMix64(seed);
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    const double value = literal.GetDouble(i);
+    if (value == 0 || !std::isfinite(value)) continue;
+    const uint64_t bits = literal.GetBits(i);
+    const uint64_t magnitude = bits & magnitude_mask;
+    // Sign and magnitude: one more or one less in the magnitude is the next
+    // representable value away from or towards zero.
+    const bool up = (SplitMix64(base ^ static_cast<uint64_t>(i)) >> 63) != 0;
+    literal.SetBits(i, (bits & ~magnitude_mask) | (up ? magnitude + 1 : magnitude - 1));
+    if (!std::isfinite(literal.GetDouble(i))) {  // past the largest: down instead
+      literal.SetBits(i, (bits & ~magnitude_mask) | (magnitude - 1));
     }
   }
 }

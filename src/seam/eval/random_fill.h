@@ -14,6 +14,14 @@
 namespace seam {
 
 void FillRandom(Literal& literal, uint64_t seed);
+
+// Moves every finite non-zero element of a real float array one ulp of its
+// type up or down in magnitude, the direction pseudo-random (seeded as
+// FillRandom): a rounding-sized change of the data, to see how far a
+// computation's results move under one (the largest finite value only
+// moves down); a tuple's elements each. Zeros, infinities, NaN and
+// elements of other types stay as they are.
+void NudgeByOneUlp(Literal& literal, uint64_t seed);
 // The policy for a constant written as `{...}`: FillRandom seeded by a hash
 // of the constant's name, so every run and every backend sees the same data.
 void FillElided(Literal& literal, absl::string_view name);
