@@ -9,6 +9,7 @@
 #include "seam/eval/ops.h"
 #include "seam/eval/random_fill.h"
 #include "seam/util/error_location.h"
+#include "seam/util/machine.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -72,9 +73,17 @@ double ShapeBytes(const Shape& shape) {
   return static_cast<double>(shape.ElementCount().value_or(0)) * DTypeByteSize(shape.dtype());
 }
 
+// 3/4 of the machine's memory, and no more than 9/10 of what it has
+// available as the interpreter starts: other processes' memory is not the
+// interpreter's to take (an f64 MobileNet beside another run was killed
+// by the OOM killer at 17 GB of 23).
 int64_t DefaultMemoryLimit() {
-  double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  return memory > 0 ? static_cast<int64_t>(memory * 0.75) : int64_t{1} << 40;
+  double limit = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) * 0.75;
+  if (limit <= 0) limit = static_cast<double>(int64_t{1} << 40);
+  if (const int64_t available = AvailableMemoryBytes(); available > 0) {
+    limit = std::min(limit, 0.9 * static_cast<double>(available));
+  }
+  return static_cast<int64_t>(limit);
 }
 
 // Takes a value out of a slot whose last use is the current step instead of
@@ -199,7 +208,7 @@ absl::Status Evaluator::CheckRoomFor(const Instruction& instruction) const {
   return ErrorAt(instruction.location(),
                  absl::StrFormat("'%s': the interpreter would need %.1f GiB for this value on top "
                                  "of %.1f GiB it holds, over its limit of %.1f GiB (3/4 of this "
-                                 "machine's memory)",
+                                 "machine's memory, at most 9/10 of what was available)",
                                  instruction.name(), needed / double(1 << 30),
                                  live_bytes_ / double(1 << 30), memory_limit_ / double(1 << 30)));
 }
