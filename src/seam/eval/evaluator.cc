@@ -44,16 +44,7 @@ bool RoundsItsResult(Opcode op) {
     case Opcode::kCeil:
       return false;
     default:
-      break;
-  }
-  switch (OpcodeCategory(op)) {
-    case OpCategory::kElementwise:
-    case OpCategory::kReduction:
-    case OpCategory::kLibrary:
-    case OpCategory::kComposite:
-      return true;
-    default:
-      return false;
+      return ComputesOnElements(op);
   }
 }
 

@@ -53,8 +53,8 @@ void NudgeByOneUlp(Literal& literal, uint64_t seed) {
     for (size_t i = 0; i < elements.size(); ++i) NudgeByOneUlp(elements[i], SplitMix64(seed + i));
     return;
   }
-  if (literal.is_elided() || literal.is_opaque() || !shape.IsArray() ||
-      !IsFloat(shape.dtype()) || IsComplex(shape.dtype())) {
+  if (literal.is_elided() || literal.is_opaque() || !shape.IsArray() || !IsFloat(shape.dtype()) ||
+      IsComplex(shape.dtype())) {
     return;
   }
   const int bits_wide = 8 * static_cast<int>(DTypeByteSize(shape.dtype()));

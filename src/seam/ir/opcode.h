@@ -51,6 +51,20 @@ absl::string_view OpCategoryName(OpCategory category);
 inline bool IsElementwise(Opcode op) {
   return OpcodeCategory(op) == OpCategory::kElementwise;
 }
+// Ops that compute on their operands' elements (rather than move them,
+// call, communicate or hide what they do): elementwise, reductions,
+// library and composite ops.
+inline bool ComputesOnElements(Opcode op) {
+  switch (OpcodeCategory(op)) {
+    case OpCategory::kElementwise:
+    case OpCategory::kReduction:
+    case OpCategory::kLibrary:
+    case OpCategory::kComposite:
+      return true;
+    default:
+      return false;
+  }
+}
 inline bool IsCommutative(Opcode op) { return OpcodeFlags(op) & kCommutative; }
 inline bool IsExpensive(Opcode op) { return OpcodeFlags(op) & kExpensive; }
 inline bool HasSideEffect(Opcode op) { return OpcodeFlags(op) & kSideEffect; }

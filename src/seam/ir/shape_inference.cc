@@ -32,17 +32,9 @@ bool HasUnboundedDim(const Shape& s) {
 
 // Ops whose operands are all arrays: everything that computes on elements.
 bool TakesArrayOperands(Opcode op) {
-  switch (OpcodeCategory(op)) {
-    case OpCategory::kElementwise:
-    case OpCategory::kReduction:
-    case OpCategory::kLibrary:
-    case OpCategory::kComposite:
-      return true;
-    case OpCategory::kDataMovement:
-      return op != Opcode::kCopy;  // copy also copies tuples
-    default:
-      return false;
-  }
+  if (ComputesOnElements(op)) return true;
+  // copy also copies tuples
+  return OpcodeCategory(op) == OpCategory::kDataMovement && op != Opcode::kCopy;
 }
 
 // Index operands of dynamic-slice / dynamic-update-slice after `lead` data

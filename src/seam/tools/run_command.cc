@@ -19,11 +19,11 @@
 #include "seam/eval/evaluator.h"
 #include "seam/eval/npy.h"
 #include "seam/eval/random_fill.h"
-#include "seam/text/parser.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/module_cache.h"
+#include "seam/text/parser.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
 #include "seam/util/status_macros.h"
@@ -60,8 +60,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 // The interpreter's results of the module as written on `arguments`, one
 // per output, accumulating as compiled kernels do.
 absl::StatusOr<std::vector<NamedResult>> RunOracle(const Module& module,
-                                                   const std::vector<Literal>& arguments,
-                                                   bool wide,
+                                                   const std::vector<Literal>& arguments, bool wide,
                                                    std::optional<uint64_t> rounding_nudge) {
   Evaluator evaluator;
   evaluator.set_wide_accumulation(wide);
@@ -131,10 +130,11 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   std::string failed;
   for (const std::string& d : differences) failed += d;
   if (!sensitive.empty()) {
-    std::printf("verify: over the bounds but within %g times how far the module as written "
-                "moves when its inputs and rounded results move by one ulp, or moved by its "
-                "own magnitude (outputs that amplify rounding):\n%s",
-                kSensitivityFactor, sensitive.c_str());
+    std::printf(
+        "verify: over the bounds but within %g times how far the module as written "
+        "moves when its inputs and rounded results move by one ulp, or moved by its "
+        "own magnitude (outputs that amplify rounding):\n%s",
+        kSensitivityFactor, sensitive.c_str());
   }
   if (!failed.empty()) {
     std::printf("verify: FAILED: outputs differ from the module as written\n%s", failed.c_str());
