@@ -195,6 +195,17 @@ absl::Status Evaluator::CheckRoomFor(const Instruction& instruction) const {
       needed += 2 * ShapeBytes(operand->shape());
     }
   }
+  // Large values also ask the machine what is still available: other
+  // processes may have taken memory since the interpreter started.
+  constexpr double kAskAbove = 64.0 * (1 << 20);
+  if (const int64_t available = needed >= kAskAbove ? AvailableMemoryBytes() : 0;
+      available > 0 && needed > 0.9 * static_cast<double>(available)) {
+    return ErrorAt(instruction.location(),
+                   absl::StrFormat("'%s': the interpreter would need %.1f GiB for this value on "
+                                   "top of %.1f GiB it holds; the machine has %.1f GiB available",
+                                   instruction.name(), needed / double(1 << 30),
+                                   live_bytes_ / double(1 << 30), available / double(1 << 30)));
+  }
   if (live_bytes_ + needed <= memory_limit_) return absl::OkStatus();
   return ErrorAt(instruction.location(),
                  absl::StrFormat("'%s': the interpreter would need %.1f GiB for this value on top "

@@ -32,7 +32,8 @@ class Evaluator {
   // The most bytes of intermediate values the interpreter may hold at once;
   // past it, a run fails naming the instruction instead of being killed by
   // the operating system. Default: 3/4 of the machine's physical memory,
-  // at most 9/10 of the memory available when the interpreter is made.
+  // at most 9/10 of the memory available when the interpreter is made; a
+  // value of 64 MiB or more must also fit in 9/10 of what is available then.
   void set_memory_limit(int64_t bytes) { memory_limit_ = bytes; }
 
   // Reduces with a recognised reducer (add, max...) accumulate bf16 and f16
