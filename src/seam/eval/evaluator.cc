@@ -65,7 +65,7 @@ double ShapeBytes(const Shape& shape) {
 }
 
 // 3/4 of the machine's memory, and no more than 9/10 of what it has
-// available as the interpreter starts: other processes' memory is not the
+// available as the interpreter starts running: other processes' memory is not the
 // interpreter's to take (an f64 MobileNet beside another run was killed
 // by the OOM killer at 17 GB of 23).
 int64_t DefaultMemoryLimit() {
@@ -88,7 +88,7 @@ bool CanMoveFrom(const std::vector<std::optional<Literal>>& owned, int slot,
 
 }  // namespace
 
-Evaluator::Evaluator() : memory_limit_(DefaultMemoryLimit()) {}
+Evaluator::Evaluator() = default;
 Evaluator::~Evaluator() = default;
 
 const Evaluator::Schedule& Evaluator::ScheduleFor(const Computation& computation) {
@@ -206,13 +206,14 @@ absl::Status Evaluator::CheckRoomFor(const Instruction& instruction) const {
                                    instruction.name(), needed / double(1 << 30),
                                    live_bytes_ / double(1 << 30), available / double(1 << 30)));
   }
-  if (live_bytes_ + needed <= memory_limit_) return absl::OkStatus();
+  if (!memory_limit_.has_value()) memory_limit_ = DefaultMemoryLimit();
+  if (live_bytes_ + needed <= *memory_limit_) return absl::OkStatus();
   return ErrorAt(instruction.location(),
                  absl::StrFormat("'%s': the interpreter would need %.1f GiB for this value on top "
                                  "of %.1f GiB it holds, over its limit of %.1f GiB (3/4 of this "
                                  "machine's memory, at most 9/10 of what was available)",
                                  instruction.name(), needed / double(1 << 30),
-                                 live_bytes_ / double(1 << 30), memory_limit_ / double(1 << 30)));
+                                 live_bytes_ / double(1 << 30), *memory_limit_ / double(1 << 30)));
 }
 
 std::vector<absl::Status> UninterpretableOps(const Module& module) {

@@ -32,8 +32,8 @@ class Evaluator {
   // The most bytes of intermediate values the interpreter may hold at once;
   // past it, a run fails naming the instruction instead of being killed by
   // the operating system. Default: 3/4 of the machine's physical memory,
-  // at most 9/10 of the memory available when the interpreter is made; a
-  // value of 64 MiB or more must also fit in 9/10 of what is available then.
+  // at most 9/10 of the memory available at its first check; a value of
+  // 64 MiB or more must also fit in 9/10 of what is available as it is made.
   void set_memory_limit(int64_t bytes) { memory_limit_ = bytes; }
 
   // Reduces with a recognised reducer (add, max...) accumulate bf16 and f16
@@ -58,7 +58,9 @@ class Evaluator {
   const Schedule& ScheduleFor(const Computation& computation);
   absl::Status CheckRoomFor(const Instruction& instruction) const;
   absl::flat_hash_map<const Computation*, std::unique_ptr<Schedule>> schedules_;
-  int64_t memory_limit_;
+  // Worked out on the first check, not when an Evaluator is made: passes
+  // make one per run only to fold constants, which never asks.
+  mutable std::optional<int64_t> memory_limit_;
   bool wide_accumulation_ = false;
   std::optional<uint64_t> rounding_nudge_;
   int64_t live_bytes_ = 0;  // intermediates held by all active Calls

@@ -94,11 +94,19 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
                 want->size());
     return 1;
   }
+  auto output_name = [&](size_t i) {
+    return absl::StrCat("output ", i, " (", (*want)[i].name, ")");
+  };
+  // Each float output's error, measured once for the second look and the
+  // summary.
+  std::vector<std::optional<ArrayError>> errors(want->size());
   std::vector<std::string> differences(want->size());
   bool any_differ = false;
   for (size_t i = 0; i < want->size(); ++i) {
-    differences[i] = DescribeVerifyDifferences(
-        results[i].value, (*want)[i].value, absl::StrCat("output ", i, " (", (*want)[i].name, ")"));
+    if (SameFloatArrays(results[i].value, (*want)[i].value)) {
+      errors[i] = MeasureArrayError(results[i].value, (*want)[i].value);
+    }
+    differences[i] = DescribeVerifyDifferences(results[i].value, (*want)[i].value, output_name(i));
     any_differ |= !differences[i].empty();
   }
   std::string sensitive;  // outputs let through by their sensitivity
@@ -109,17 +117,15 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
         RunOracle(**original, nudged, wide, options.seed);
     if (!moved.ok()) return FailAt(options.file, moved.status());
     for (size_t i = 0; i < want->size(); ++i) {
-      const Literal& got = results[i].value;
+      if (differences[i].empty() || !errors[i].has_value()) continue;
       const Literal& expected = (*want)[i].value;
-      if (differences[i].empty() || !SameFloatArrays(got, expected)) continue;
-      const ArrayError error = MeasureArrayError(got, expected);
       const ArrayError sensitivity = MeasureArrayError((*moved)[i].value, expected);
       const std::string line =
-          absl::StrCat("output ", i, " (", (*want)[i].name, "): ", FormatArrayError(error),
+          absl::StrCat(output_name(i), ": ", FormatArrayError(*errors[i]),
                        "; one ulp on its inputs and rounded results moves the module as "
                        "written by ",
                        FormatArrayError(sensitivity));
-      if (WithinSensitivity(error, sensitivity, expected.shape().dtype())) {
+      if (WithinSensitivity(*errors[i], sensitivity, expected.shape().dtype())) {
         sensitive += absl::StrCat("  ", line, "\n");
         differences[i].clear();
       } else {
@@ -143,10 +149,9 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   ArrayError worst;
   std::string worst_name;
   for (size_t i = 0; i < want->size(); ++i) {
-    if (!SameFloatArrays(results[i].value, (*want)[i].value)) continue;
-    ArrayError e = MeasureArrayError(results[i].value, (*want)[i].value);
-    if (worst_name.empty() || e.max_relative > worst.max_relative) {
-      worst = e, worst_name = absl::StrCat("output ", i, " (", (*want)[i].name, ")");
+    if (!errors[i].has_value()) continue;
+    if (worst_name.empty() || errors[i]->max_relative > worst.max_relative) {
+      worst = *errors[i], worst_name = output_name(i);
     }
   }
   std::printf("verify: %zu output(s) match the module as written", want->size());
