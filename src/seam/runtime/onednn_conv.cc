@@ -6,11 +6,12 @@
 #include <memory>
 #include <optional>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/eval/index_util.h"
 #include "seam/runtime/onednn.h"
+#include "seam/runtime/onednn_block_copy.h"
 #include "seam/runtime/onednn_conv_form.h"
 #include "seam/runtime/thread_pool.h"
 
@@ -29,11 +30,17 @@ using onednn_conv::StatementKey;
 using enum onednn_conv::Role;
 
 // A convolution's primitive, and for each role whose layout it picked
-// itself, the reorder from the plain array (or, for the result, back).
+// itself, how the plain array gets into it (or, for the result, back): a
+// copy by whole blocks where that layout is the plain one blocked along
+// its contiguous dimension, else oneDNN's reorder.
 struct ConvolutionPlan {
   Primitive convolution;
   std::array<dnnl_memory_desc_t, 3> plain;
   std::array<std::optional<Primitive>, 3> reorders;
+  std::array<bool, 3> copies_into_blocks{false, false, false};
+
+  // Whether role `r` runs on a copy in the primitive's layout.
+  bool Converts(Role r) const { return reorders[r].has_value() || copies_into_blocks[r]; }
 };
 
 // The primitive with `layouts` by role (plain or any).
@@ -108,6 +115,10 @@ absl::StatusOr<ConvolutionPlan> MakePlan(const OneDnn& d, const Statement& st) {
   for (Role r : {kSource, kWeights, kDestination}) {
     const dnnl_memory_desc_t& chosen = plan.convolution.Layout(Argument(st.form, r));
     if (d.memory_desc_equal(&chosen, &plan.plain[r])) continue;
+    if (r != result && CopiesIntoBlocks(plan.plain[r], chosen)) {
+      plan.copies_into_blocks[r] = true;
+      continue;
+    }
     absl::StatusOr<Primitive> reorder =
         r == result ? CreateReorder(d, chosen, plan.plain[r]) : CreateReorder(d, plan.plain[r], chosen);
     if (!reorder.ok()) {
@@ -258,8 +269,10 @@ absl::Status RunShare(const OneDnn& d, const ConvolutionPlan& plan, Form form,
   std::array<uint8_t*, 3> data;
   for (Role r : {kSource, kWeights, kDestination}) {
     layout[r] = &plan.convolution.Layout(Argument(form, r));
-    data[r] = plan.reorders[r] ? blocked[r] : plain[r];
-    if (plan.reorders[r] && r != result) {
+    data[r] = plan.Converts(r) ? blocked[r] : plain[r];
+    if (plan.copies_into_blocks[r]) {
+      CopyIntoBlocks(plan.plain[r], plain[r], *layout[r], data[r]);
+    } else if (plan.reorders[r] && r != result) {
       if (absl::Status s = Execute(d, *plan.reorders[r],
                                    {{DNNL_ARG_FROM, &plan.plain[r], plain[r]}, {DNNL_ARG_TO, layout[r], data[r]}},
                                    team);
@@ -289,7 +302,7 @@ absl::StatusOr<std::string> OneDnnConvolutionImplementation(const Instruction& c
   std::vector<std::string> copied;
   const char* kRoleNames[3] = {"source", "weights", "destination"};
   for (int r = 0; r < 3; ++r) {
-    if ((*plan)->reorders[r]) copied.push_back(kRoleNames[r]);
+    if ((*plan)->Converts(static_cast<Role>(r))) copied.push_back(kRoleNames[r]);
   }
   return absl::StrCat(FormName(st->form), " ", (*plan)->convolution.Implementation(),
                       copied.empty() ? "" : ", reordering ", absl::StrJoin(copied, " and "));
@@ -366,7 +379,7 @@ absl::StatusOr<Literal> OneDnnConvolution(BufferPool& pool, const Instruction& c
   std::vector<std::array<std::optional<PooledArray<uint8_t>>, 3>> blocked(shares.size());
   for (size_t i = 0; i < shares.size(); ++i) {
     for (Role r : {kSource, kWeights, kDestination}) {
-      if (!plans[i]->reorders[r]) continue;
+      if (!plans[i]->Converts(r)) continue;
       blocked[i][r].emplace(pool, d.memory_desc_get_size(&plans[i]->convolution.Layout(Argument(st->form, r))));
     }
   }
