@@ -1,15 +1,17 @@
 // The CPU executable emits its kernels on the thread pool, several at
 // once; the source file it compiles is nonetheless the same on one thread
 // as on several (the kernel cache is keyed by that source, so a warm start
-// must find what an earlier run compiled).
+// must find what an earlier run compiled). A kernel's output that is
+// another output's values reshaped reads them where they are computed.
 #include <algorithm>
 
+#include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/eval/arguments.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/thread_pool.h"
 #include "seam/text/parser.h"
-#include "backends.h"
 
 namespace seam::runtime {
 namespace {
@@ -45,6 +47,51 @@ TEST(KernelEmission, TheSourceIsTheSameWhateverTheThreads) {
   // Kernels enough that threads finish them out of order.
   EXPECT_GT(std::count(serial.begin(), serial.end(), '\n'), 2000);
   EXPECT_EQ(serial, pooled);
+}
+
+// BERT's GELU gradient: a column sum of [1,128,64] values and the same
+// values as a [128,64] view. The view's elements sit at the sum's own
+// indices without its size-1 dimension, so the kernel computes each value
+// once (exp once per element, no index divisions), and agrees with the
+// interpreter.
+TEST(KernelEmission, AViewWithoutUnitDimensionsReadsTheValuesComputed) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule gelu_grad
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = f32[1,128,64] parameter(0)
+  g = f32[1,128,64] parameter(1)
+  square = f32[1,128,64] multiply(x, x)
+  pdf = f32[1,128,64] exponential(square)
+  grad = f32[1,128,64] multiply(g, pdf)
+  view = f32[128,64] reshape(grad)
+  zero = f32[] constant(0)
+  sum = f32[64] reduce(grad, zero), dimensions={0,1}, to_apply=add
+  ROOT out = (f32[128,64], f32[64]) tuple(view, sum)
+}
+)",
+                                                       "gelu_grad");
+  ASSERT_NE(module, nullptr);
+  const std::string source =
+      EmittedSource(*module, true, ::testing::TempDir() + "/seam_kernel_emission_view");
+  const std::string kernels = source.substr(source.find("void seam_c0_k0"));
+  size_t exps = 0;
+  for (size_t at = kernels.find("seam_exp"); at != std::string::npos;
+       at = kernels.find("seam_exp", at + 1)) {
+    ++exps;
+  }
+  EXPECT_EQ(exps, 1) << kernels;
+  EXPECT_EQ(kernels.find(") % 64"), std::string::npos) << kernels;
+
+  absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(*module, {});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/3);
+  testing::ExpectSameAsInterpreter(**executable, *module, arguments);
 }
 
 }  // namespace

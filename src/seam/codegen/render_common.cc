@@ -1,6 +1,7 @@
 #include "seam/codegen/render_common.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -98,11 +99,41 @@ Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, con
   return MergeFoldIndex(s, e.Delinearize(split.folded_dims, q), e.Delinearize(split.kept_dims, p));
 }
 
+namespace {
+
+// `index` (of an array of `dims`) as the index of the same element of an
+// array of `other` dimensions that are `dims` with size-1 ones added or
+// dropped; none if they are not. A root reshaped so (PyTorch's views)
+// then reads its operand at the stage's own index, where the values are
+// computed already, instead of at a delinearized one that computes them
+// again.
+std::optional<Index> IndexAlike(const std::vector<int64_t>& dims, const Index& index,
+                                const std::vector<int64_t>& other) {
+  Index at;
+  size_t d = 0;
+  for (int64_t extent : other) {
+    if (extent == 1) {
+      at.push_back("0");
+      continue;
+    }
+    while (d < dims.size() && dims[d] == 1) ++d;
+    if (d == dims.size() || dims[d] != extent) return std::nullopt;
+    at.push_back(index[d++]);
+  }
+  while (d < dims.size() && dims[d] == 1) ++d;
+  if (d != dims.size()) return std::nullopt;
+  return at;
+}
+
+}  // namespace
+
 absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
                                   const std::string& linear, const StoreRoot& store) {
   for (const Instruction* root : s.roots) {
     if (root->opcode() == Opcode::kReduce) continue;
-    Index at = root->shape().dims() == s.dims ? index : e.Delinearize(root->shape().dims(), linear);
+    const std::vector<int64_t>& dims = root->shape().dims();
+    std::optional<Index> alike = IndexAlike(s.dims, index, dims);
+    Index at = alike ? *std::move(alike) : e.Delinearize(dims, linear);
     SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(root, at));
     store(e, root, ElementalEmitter::Linear(root->shape().dims(), at), value);
   }
