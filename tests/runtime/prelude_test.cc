@@ -1,5 +1,5 @@
 // The generated-code prelude compiled by the JIT: its exp and tanh (both
-// the inline ones and their vector-ABI twins), log, expm1 and log1p stay within 2 ulp of
+// the inline ones and their vector-ABI twins), log, expm1, log1p and erf stay within 2 ulp of
 // libm over the whole float range (and keep inf, 0 and NaN),
 // its bf16 conversions are the interpreter's, and its order keys sort
 // floats as the interpreter's max and min do.
@@ -136,10 +136,11 @@ TEST(Prelude, SimdTwinsMatchTheInlineFunctionsBitForBit) {
   }
 }
 
-// The ulp checks below take -0 for +0; tanh, expm1 and log1p keep the sign
-// of zero, as libm's do.
-TEST(Prelude, TanhExpm1AndLog1pKeepTheSignOfZero) {
-  for (const std::string function : {"seam_tanh", "seam_tanh_simd", "seam_expm1", "seam_log1p"}) {
+// The ulp checks below take -0 for +0; tanh, expm1, log1p and erf keep the
+// sign of zero, as libm's do.
+TEST(Prelude, TanhExpm1Log1pAndErfKeepTheSignOfZero) {
+  for (const std::string function :
+       {"seam_tanh", "seam_tanh_simd", "seam_expm1", "seam_log1p", "seam_erf"}) {
     std::shared_ptr<SharedObject> keep;
     Unary f = Compile("test_zero_" + function, function + "(in[i])", keep);
     ASSERT_NE(f, nullptr);
@@ -197,6 +198,11 @@ TEST(Prelude, Expm1IsWithinTwoUlpOfLibm) {
 
 TEST(Prelude, Log1pIsWithinTwoUlpOfLibm) {
   ExpectWithinUlp("log1p", [](double x) { return std::log1p(x); }, 2);
+}
+
+TEST(Prelude, ErfIsWithinTwoUlpOfLibm) {
+  ExpectWithinUlp(
+      "erf", [](double x) { return std::erf(x); }, 2);
 }
 
 // bf16 rounding written plainly, with a branch for NaN.

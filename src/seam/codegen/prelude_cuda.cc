@@ -57,13 +57,14 @@ using cuda::std::uint64_t;
 )",
                       WithoutDirectives(kScalarOpsSource), "\n", WithoutDirectives(kFloat16Source),
                       "\nnamespace {\n", kPortableHelpers, R"(
-// CUDA's expf, tanhf, logf, expm1f and log1pf are within 2 ulp, as the CPU
+// CUDA's expf, tanhf, logf, expm1f, log1pf and erff are within 2 ulp, as the CPU
 // polynomials are.
 inline float seam_exp(float x) { return ::expf(x); }
 inline float seam_tanh(float x) { return ::tanhf(x); }
 inline float seam_log(float x) { return ::logf(x); }
 inline float seam_expm1(float x) { return ::expm1f(x); }
 inline float seam_log1p(float x) { return ::log1pf(x); }
+inline float seam_erf(float x) { return ::erff(x); }
 inline int64_t seam_imin(int64_t a, int64_t b) { return a < b ? a : b; }
 
 // One butterfly step of a warp reduction: lane i gets lane (i ^ mask)'s v.

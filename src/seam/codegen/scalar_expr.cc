@@ -42,7 +42,8 @@ absl::StatusOr<std::string> FloatUnary(const Instruction& op, const std::string&
     case Opcode::kSin: return Call("std::sin", {a});
     case Opcode::kCos: return Call("std::cos", {a});
     case Opcode::kTan: return Call("std::tan", {a});
-    case Opcode::kErf: return Call("std::erf", {a});
+    case Opcode::kErf:
+      return Call(T == "float" ? "seam_erf" : "std::erf", {a});
     case Opcode::kReal: return a;
     case Opcode::kImag: return absl::StrCat(T, "(0)");
     case Opcode::kIsFinite: return Call("std::isfinite", {a});
