@@ -1,7 +1,11 @@
 // The CPU executable updates a dynamic-update-slice's operand in place when
 // nothing else needs it (a loop's cache written row by row), and copies it
 // when something does (a caller's argument, a value read again later).
-// Every case equals the interpreter.
+// Outputs that share a value, or are an argument, are copies of their own
+// (in the executable's pooled memory), also after a run's results are
+// recycled. Every case equals the interpreter.
+#include <algorithm>
+
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
@@ -167,6 +171,53 @@ TEST(InPlaceUpdates, ALoopsMemoryDoesNotGrowWithItsTripCount) {
   EXPECT_EQ(many.fallbacks, 0u);
   EXPECT_GT(few.peak_bytes, 0);
   EXPECT_EQ(many.peak_bytes, few.peak_bytes);
+}
+
+// GPT-2's outputs: an argument returned as it is, a computed value twice
+// and a tuple of them. Each output has memory of its own, the argument is
+// left alone, and a second run, on the memory of the first's recycled
+// results, gives the same.
+TEST(InPlaceUpdates, SharedOutputsAreCopiesOfTheirOwn) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule shared_outputs
+ENTRY e {
+  cache = f32[128,4,12,64] parameter(0)
+  x = f32[4,768] parameter(1)
+  y = f32[4,768] exponential(x)
+  inner = (f32[4,768], f32[128,4,12,64]) tuple(y, cache)
+  ROOT t = (f32[128,4,12,64], f32[4,768], f32[4,768], (f32[4,768], f32[128,4,12,64])) tuple(cache, y, y, inner)
+}
+)",
+                                                       "shared_outputs");
+  ASSERT_NE(module, nullptr);
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      Executable::Compile(*module, ExecutableOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
+  const std::vector<Literal> originals = arguments;
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(::testing::Message() << "run " << run);
+    testing::ExpectSameAsInterpreter(**executable, *module, arguments);
+    absl::StatusOr<Literal> result = (*executable)->Run(arguments);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const std::vector<Literal>& outputs = result->tuple_elements();
+    const Literal& nested_cache = outputs[3].tuple_elements()[1];
+    EXPECT_EQ(DescribeDifferences(outputs[0], originals[0], &RewriteTolerance, "the cache"), "");
+    EXPECT_EQ(DescribeDifferences(nested_cache, originals[0], &RewriteTolerance, "the cache"), "");
+    std::vector<const void*> memory = {arguments[0].bytes().data(),
+                                       outputs[0].bytes().data(),
+                                       outputs[1].bytes().data(),
+                                       outputs[2].bytes().data(),
+                                       outputs[3].tuple_elements()[0].bytes().data(),
+                                       nested_cache.bytes().data()};
+    std::sort(memory.begin(), memory.end());
+    EXPECT_EQ(std::adjacent_find(memory.begin(), memory.end()), memory.end())
+        << "two outputs (or an output and the argument) share memory";
+    for (size_t k = 0; k < arguments.size(); ++k) {
+      EXPECT_EQ(DescribeDifferences(arguments[k], originals[k], &RewriteTolerance, "an argument"),
+                "");
+    }
+    (*executable)->Recycle(*std::move(result));
+  }
 }
 
 }  // namespace

@@ -134,6 +134,7 @@ class Executable {
   absl::StatusOr<const Literal*> Constant(const Instruction& constant);
   Literal TakeResult(const Shape& shape);
   Literal CopyOfBytes(const Literal& array);
+  Literal CopyOf(const Literal& value);
   absl::Status CheckMemory(const Module& module, const Programs& programs);
   void CountTime(const Step& step, double seconds);
   void GiveBack(Held& held);
