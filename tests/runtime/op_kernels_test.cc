@@ -131,6 +131,28 @@ ENTRY e {
   lowest = f32[] constant(-inf)
   ROOT p = f32[2,5,5,3] reduce-window(x, lowest), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
 })"},
+    {"max_pool_rows_bf16", R"(HloModule m
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(a, b)
+}
+ENTRY e {
+  x = bf16[1,7,7,300] parameter(0)
+  lowest = bf16[] constant(-inf)
+  ROOT p = bf16[1,4,4,300] reduce-window(x, lowest), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+})"},
+    {"sum_pool_rows_padded_batch", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2,5,5,20] parameter(0)
+  zero = f32[] constant(0.5)
+  ROOT p = f32[3,5,5,20] reduce-window(x, zero), window={size=1x2x2x1 pad=1_0x0_1x0_1x0_0}, to_apply=add
+})"},
     {"sum_window_dilated", R"(HloModule m
 add {
   a = f32[] parameter(0)
