@@ -243,6 +243,7 @@ absl::StatusOr<Literal> Executable::RunEntry(std::vector<Held> arguments, double
   SEAM_ASSIGN_OR_RETURN(Literal result, RunProgram(*programs_.at(module_->entry()), std::move(arguments)));
   stats_.peak_bytes = std::max<double>(
       stats_.peak_bytes, static_cast<double>(pool_.peak_bytes()) + constant_bytes_ + argument_bytes);
+  pool_.RaiseLimitToPeak();
   ForEachArray(result, [&](Literal& a) { pool_.Disown(a.bytes()); });
   return result;
 }
