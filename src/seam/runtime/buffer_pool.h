@@ -40,7 +40,7 @@ class BufferPool {
   // Past this many bytes of its buffers, given-back ones are freed.
   void set_limit(size_t bytes) { limit_ = bytes; }
   // Raises the limit to the most the pool's buffers ever took: after a
-  // run, what that run needed is kept for the next (a limit below it
+  // first run, what it needed is kept for the next (a limit below it
   // frees buffers every run that the next allocates, and faults in, again:
   // half a GB a run in MobileNetV2's training step, whose peak is a tenth
   // over its estimate).

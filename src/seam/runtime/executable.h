@@ -149,6 +149,7 @@ class Executable {
   Evaluator evaluator_;
   ExecutableStats stats_;
   BufferPool pool_;
+  int runs_raising_pool_limit_ = 4;  // runs left after which the pool's limit rises to its peak
   // Every constant's value once computed, read in place by every run.
   absl::flat_hash_map<const Instruction*, std::unique_ptr<Literal>> constants_;
   double constant_bytes_ = 0;
