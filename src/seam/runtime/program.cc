@@ -304,8 +304,23 @@ double EstimatePeakBytes(const Programs& programs, const Computation& computatio
       switch (w->opcode()) {
         case Opcode::kParameter:        // the caller's
         case Opcode::kGetTupleElement:  // a view, or an element moved out
-        case Opcode::kTuple:            // elements moved in
           continue;
+        case Opcode::kTuple: {
+          // Elements move in, but an argument or a constant is copied, and
+          // so is a value placed twice or read again later (resnet50
+          // returns its 80 MB of weights).
+          absl::flat_hash_map<const Instruction*, int> placed;
+          for (const Instruction* o : w->operands()) ++placed[o];
+          double copied = 0;
+          for (const auto& [o, times] : placed) {
+            const bool kept = o->opcode() == Opcode::kParameter ||
+                              o->opcode() == Opcode::kConstant || remaining[o] > times;
+            copied += ShapeBytes(o->shape()) * (kept ? times : times - 1);
+          }
+          held[w] = copied;
+          live += copied;
+          continue;
+        }
         default:
           held[w] = ShapeBytes(w->shape());
           live += held[w];
