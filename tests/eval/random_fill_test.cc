@@ -6,16 +6,12 @@
 #include <cstring>
 
 #include "gtest/gtest.h"
+#include "seam/eval/scalar_ops.h"
 
 namespace seam {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using scalar::SplitMix64;
 
 // The stream through Literal::SetDouble, element by element.
 Literal ThroughTheSetters(const Shape& shape, uint64_t seed) {

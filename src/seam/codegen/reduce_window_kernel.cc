@@ -42,7 +42,6 @@ absl::StatusOr<std::string> EmitReduceWindowKernel(const Instruction& reduce_win
   const int64_t row = rows ? operand.dim(rank - 1) : 1;
   std::vector<int64_t> outer_dims = out.dims();
   if (rows) outer_dims.pop_back();
-  const std::string element = rows ? "c" : "0";  // the innermost position in a row
 
   OpKernelWriter w(reduce_window, name);
   w.Line(0, combine);
@@ -87,19 +86,15 @@ absl::StatusOr<std::string> EmitReduceWindowKernel(const Instruction& reduce_win
     w.Line(indent, absl::StrCat("if (", p, " < 0 || ", p, " >= ", operand.dim(d), ") ", skip));
     position.push_back(p);
   }
+  if (rows) position.push_back("c");  // the row's element
+  const std::string load = LoadExpr(type, absl::StrCat("in0[", Offset(position, strides), "]"));
   if (rows) {
-    position.push_back(element);
     w.Line(indent, "#pragma omp simd");
     w.Line(indent, "for (int64_t c = c0; c < c1; ++c) {");
-    w.Line(
-        indent + 2,
-        absl::StrCat("acc[c - c0] = combine(acc[c - c0], ",
-                     LoadExpr(type, absl::StrCat("in0[", Offset(position, strides), "]")), ");"));
+    w.Line(indent + 2, absl::StrCat("acc[c - c0] = combine(acc[c - c0], ", load, ");"));
     w.Line(indent, "}");
   } else {
-    w.Line(indent, absl::StrCat(
-                       "acc = combine(acc, ",
-                       LoadExpr(type, absl::StrCat("in0[", Offset(position, strides), "]")), ");"));
+    w.Line(indent, absl::StrCat("acc = combine(acc, ", load, ");"));
   }
   for (int d = (rows ? rank - 2 : rank - 1); d >= 0; --d) {
     if (window.dims[d].size == 1) continue;

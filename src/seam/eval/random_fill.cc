@@ -3,17 +3,13 @@
 #include <cmath>
 #include <complex>
 
+#include "seam/eval/scalar_ops.h"
 #include "seam/ir/float16.h"
 
 namespace seam {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using scalar::SplitMix64;
 
 // Uniform in [-1, 1) from the top 53 bits.
 double UnitSigned(uint64_t bits) {
