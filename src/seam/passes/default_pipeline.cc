@@ -14,8 +14,8 @@
 //  4. Loop-invariant code out of loops; activations that convolutions
 //     write channel-major kept channels-last between them (the layout
 //     direct convolution kernels want); data movement sunk, folded and
-//     merged (reshapes, transposes, converts, slices), simplifying
-//     after each.
+//     merged (reshapes, transposes, converts, slices; pads and reverses
+//     into the convolutions' windows), simplifying after each.
 //  5. Small matrix-by-vector dots as multiply and reduce (memory-bound
 //     work the stitched kernels do better than a library call); increasing
 //     broadcast dimensions, the form the fusion planner expects; a last
@@ -37,8 +37,8 @@ const char kDefaultPipeline[] =
     "gather-simplifier,sort-simplifier,reduce-decomposer,conditional-simplifier,"
     "while-loop-simplifier,dce),"
     "while-loop-invariant-code-motion,channels-last,"
-    "fixpoint(reshape-mover,transpose-folding,convert-mover,simplify-fp-conversions,"
-    "slice-sinker,algsimp,cse,dce),"
+    "fixpoint(reshape-mover,transpose-folding,conv-operand-folding,convert-mover,"
+    "simplify-fp-conversions,slice-sinker,algsimp,cse,dce),"
     "dot-strength-reduction,broadcast-canonicalizer,"
     "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,while-loop-simplifier,"
     "computation-deduplicator,dce)";
