@@ -48,8 +48,9 @@ std::string ProblemKey(const Instruction& i) {
   return key;
 }
 
-// OpenBLAS on the dot's operands already packed, shared out over Seam's
-// pool as Seam shares it.
+// OpenBLAS on the dot's operands already packed (read transposed where the
+// dot's operands are matrices that way round, as they lie), shared out over
+// Seam's pool as Seam shares it.
 std::function<absl::Status()> OpenBlasAlone(const Instruction& dot) {
   const rt::DotAsGemm g = rt::GemmOfDot(dot);
   auto a = std::make_shared<std::vector<float>>(g.batch * g.m * g.k, 0.5f);
@@ -57,8 +58,9 @@ std::function<absl::Status()> OpenBlasAlone(const Instruction& dot) {
   auto c = std::make_shared<std::vector<float>>(g.batch * g.m * g.n);
   return [g, a, b, c]() {
     for (int64_t i = 0; i < g.batch; ++i) {
-      rt::Gemm<float>(g.m, g.n, g.k, {a->data() + i * g.m * g.k, g.k, false},
-                      {b->data() + i * g.k * g.n, g.n, false}, c->data() + i * g.m * g.n, g.n);
+      rt::Gemm<float>(g.m, g.n, g.k, {a->data() + i * g.m * g.k, g.lhs_transposed ? g.m : g.k, g.lhs_transposed},
+                      {b->data() + i * g.k * g.n, g.rhs_transposed ? g.k : g.n, g.rhs_transposed},
+                      c->data() + i * g.m * g.n, g.n);
     }
     return absl::OkStatus();
   };
