@@ -8,7 +8,7 @@ PNG plot.
   python3 bench/compare_models.py                       every model, 5 rounds
   python3 bench/compare_models.py --models mha_block,layer_norm,gpt2 --rounds 3
   python3 bench/compare_models.py --contention          also with a busy process on one core
-  python3 bench/compare_models.py --excess-precision    Seam's kernels keep bf16 math in f32, as XLA does
+  python3 bench/compare_models.py --no-excess-precision Seam's kernels round every bf16 result, as its interpreter
   python3 bench/compare_models.py --help                every option
 
 Outputs (in --out-dir, default bench/results/): compare-models.md,
@@ -102,9 +102,10 @@ def parse_args(argv):
                       "and these pass --round-budget seconds; seam bench does 1)")
   p.add_argument("--threads", type=int, default=os.cpu_count(),
                  help="threads for both sides (default os.cpu_count())")
-  p.add_argument("--excess-precision", action="store_true",
-                 help="Seam keeps bf16/f16 arithmetic in f32 inside kernels (seam run/bench "
-                      "--excess-precision), as XLA does by default")
+  p.add_argument("--no-excess-precision", action="store_true",
+                 help="Seam rounds every bf16/f16 result inside kernels, as its interpreter "
+                      "(seam run/bench --no-excess-precision); by default it keeps them in f32 "
+                      "until stored, as XLA does")
   p.add_argument("--contention", action="store_true",
                  help="also time every model while a busy process spins on one core")
   p.add_argument("--timeout", type=float, default=1800,
@@ -589,6 +590,10 @@ def notes(seam, xla_env, seam_env):
       "(seam bench gives each run its own copy of them). Seam: "
       "`seam bench --strategies=stitch --repeat K` per round (a warm-up run, its median of K; "
       "compile and kernel cache outside the timing).",
+      ("bf16/f16: Seam's kernels round every half-typed result, as its interpreter "
+       "(--no-excess-precision)." if ARGS.no_excess_precision else
+       "bf16/f16: both keep half arithmetic in f32 inside a kernel or fusion until a value is "
+       "stored (excess precision, both sides' default)."),
       f"Threads: XLA PJRT_NPROC={xla_env['PJRT_NPROC']}, XLA_FLAGS={xla_env['XLA_FLAGS']}; "
       f"Seam SEAM_NUM_THREADS={seam_env['SEAM_NUM_THREADS']}, OMP_NUM_THREADS="
       f"{seam_env['OMP_NUM_THREADS']}; GLIBC_TUNABLES={xla_env.get('GLIBC_TUNABLES')} for both.",
@@ -610,11 +615,11 @@ def main():
     sys.exit(f"compare_models.py: no model matches {','.join(unknown) or ARGS.models}; "
              f"known: {names}")
   xla_env, seam_env = side_envs(ARGS.threads, ARGS.malloc)
-  seam = lib.Seam(seam_path, seam_env, ARGS.timeout, ARGS.excess_precision)
+  seam = lib.Seam(seam_path, seam_env, ARGS.timeout, not ARGS.no_excess_precision)
   xla1_env, seam1_env = side_envs(1, ARGS.malloc)
   xla1_env["XLA_FLAGS"] = xla1_env["XLA_FLAGS"].replace("multi_thread_eigen=true",
                                                         "multi_thread_eigen=false")
-  one_thread = (lib.Seam(seam_path, seam1_env, ARGS.timeout, ARGS.excess_precision), xla1_env)
+  one_thread = (lib.Seam(seam_path, seam1_env, ARGS.timeout, not ARGS.no_excess_precision), xla1_env)
   log(f"{len(models)} model(s), {ARGS.threads} threads, {ARGS.rounds} rounds x K<={ARGS.repeat}"
       f"; seam: fill-elided-constants {'yes' if seam.fill_elided else 'no'}, bench --inputs "
       f"{'yes' if seam.bench_inputs else 'no'}")

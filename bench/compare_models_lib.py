@@ -164,10 +164,11 @@ def failure(rc, text):
 class Seam:
   """build/seam: which of the newer flags it has, and the commands run."""
 
-  def __init__(self, path, env, timeout, excess_precision=False):
+  def __init__(self, path, env, timeout, excess_precision=True):
     self.path, self.env, self.timeout = path, env, timeout
-    # bf16/f16 arithmetic kept in f32 inside kernels, as XLA's default.
-    self.flags = ["--excess-precision"] if excess_precision else []
+    # bf16/f16 arithmetic kept in f32 inside kernels (Seam's default, as
+    # XLA's), or every half result rounded, as in Seam's interpreter.
+    self.flags = [] if excess_precision else ["--no-excess-precision"]
     self.fill_elided = "--fill-elided-constants" in self.help("opt")
     self.bench_inputs = "--inputs" in self.help("bench")
     self.profile = "--profile" in self.help("run")

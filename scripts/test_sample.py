@@ -30,6 +30,9 @@ FAMILIES = [
     ("Corpus/EveryPass.", 0.4),
     # Every corpus module compiled under every strategy.
     ("Corpus/Differential.", 0.6),
+    # The half-precision modules under the default numerics, each judged
+    # with a second, nudged interpreter run where it needs one.
+    ("Corpus/DefaultNumerics.", 0.5),
 ]
 
 

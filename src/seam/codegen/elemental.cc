@@ -269,11 +269,16 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
     args.push_back(value);
   }
   // A half value holding excess precision rounds before it becomes an
-  // integer or a predicate (without excess precision it is rounded already).
+  // integer or a predicate (without excess precision it is rounded already):
+  // a comparison then decides on the values the interpreter compares
+  // wherever the rounded operands agree (a bf16 dropout mask's threshold).
   const bool convert = v->opcode() == Opcode::kConvert;
   const DType from = convert ? v->operand(0)->shape().dtype() : t;
-  if (ir_.excess_precision && convert && IsHalfType(from) && !IsFloatType(t)) {
-    args[0] = RoundExpr(from, args[0]);
+  if (ir_.excess_precision && !IsFloatType(t)) {
+    for (int k = 0; k < v->operand_count(); ++k) {
+      const DType operand_type = v->operand(k)->shape().dtype();
+      if (IsHalfType(operand_type)) args[k] = RoundExpr(operand_type, args[k]);
+    }
   }
   SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
   if (!IsHalfType(t)) return define(expr);

@@ -84,10 +84,12 @@ struct KernelIr {
   absl::flat_hash_map<const Instruction*, int> tile_stage;
   // Excess precision, as XLA allows by default: bf16/f16 arithmetic stays
   // in float until stored in its own type (explicit converts to a half type
-  // still round, and a half value rounds before it becomes an integer).
-  // Off, every half-typed result rounds, as in the interpreter: on, a chain
-  // of them skips that work (layer norm bf16 about 2x) but a comparison may
-  // decide otherwise than the interpreter's.
+  // still round, and a half value rounds before it becomes an integer or a
+  // predicate). A chain of half-typed ops skips a rounding per op (layer
+  // norm bf16 about 2x); its result may differ from the interpreter's, which
+  // rounds every half-typed result (what `false` does), by an ulp or so.
+  // The CPU backend's plans turn it on by default (PlanOptions); the CUDA
+  // backend keeps it off until a device run has checked it.
   bool excess_precision = false;
 
   int BufferIndex(const Instruction* value) const;

@@ -158,7 +158,7 @@ struct FusionPlan {
   Strategy strategy = Strategy::kStitch;
   std::string explorer;  // stitch only: "astitch" or "beam"
   DeviceSpec device;
-  bool excess_precision = false;  // PlanOptions::excess_precision
+  bool excess_precision = true;               // PlanOptions::excess_precision
   std::vector<ComputationPlan> computations;  // entry first
 
   PlanTotals Totals() const;

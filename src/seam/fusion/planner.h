@@ -19,8 +19,9 @@ struct PlanOptions {
   std::string explorer = "astitch";
   DeviceSpec device = HostCpuSpec();
   // Whether the planned kernels may keep bf16/f16 arithmetic in float until
-  // a value is stored (XLA's xla_allow_excess_precision); see KernelIr.
-  bool excess_precision = false;
+  // a value is stored (XLA's xla_allow_excess_precision, on by default
+  // there too); see KernelIr.
+  bool excess_precision = true;
   // Whether library calls take the elementwise consumers of their results
   // as epilogues (epilogue.h); on CPU devices only, whose backend runs them.
   bool library_epilogues = true;

@@ -44,7 +44,7 @@ struct BenchOptions {
   std::string inputs;
   bool json = false;
   // CPU kernels keep bf16/f16 arithmetic in f32 until stored (XLA's default).
-  bool excess_precision = false;
+  bool excess_precision = true;
   // Library calls run no epilogues (see seam run --help).
   bool no_epilogues = false;
   // Time every kernel and check the cost model against the times; write
@@ -429,9 +429,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
                       "Arguments from a .npy/.npz file (by parameter name or else in order) "
                       "instead of random ones; one module only");
   command->add_flag("--json", options->json, "Print one JSON object instead of a table");
-  command->add_flag("--excess-precision", options->excess_precision,
-                    "cpu: keep bf16/f16 arithmetic in f32 inside a kernel (XLA's default); see "
-                    "seam run --help");
+  command->add_flag("--excess-precision,!--no-excess-precision", options->excess_precision,
+                    "cpu: keep bf16/f16 arithmetic in f32 inside a kernel (the default, as XLA's); "
+                    "see seam run --help");
   command->add_flag("--no-epilogues", options->no_epilogues,
                     "cpu: library calls leave the elementwise work after them to the kernels; "
                     "see seam run --help");

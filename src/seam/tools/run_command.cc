@@ -19,6 +19,7 @@
 #include "seam/eval/evaluator.h"
 #include "seam/eval/npy.h"
 #include "seam/eval/random_fill.h"
+#include "seam/eval/verify.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
@@ -42,7 +43,7 @@ struct RunOptions {
   std::string dump_to;
   bool verify = false;
   bool profile = false;
-  bool excess_precision = false;
+  bool excess_precision = true;  // XLA's default too
   bool no_epilogues = false;
 };
 
@@ -57,84 +58,30 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The interpreter's results of the module as written on `arguments`, one
-// per output, accumulating as compiled kernels do.
-absl::StatusOr<std::vector<NamedResult>> RunOracle(const Module& module,
-                                                   const std::vector<Literal>& arguments, bool wide,
-                                                   std::optional<uint64_t> rounding_nudge) {
-  Evaluator evaluator;
-  evaluator.set_wide_accumulation(wide);
-  evaluator.set_rounding_nudge(rounding_nudge);
-  SEAM_ASSIGN_OR_RETURN(Literal expected, evaluator.Run(module, arguments));
-  return NameResults(*module.entry(), std::move(expected));
-}
-
-bool SameFloatArrays(const Literal& a, const Literal& b) {
-  return a.shape().IsArray() && b.shape().IsArray() && IsFloat(a.shape().dtype()) &&
-         a.shape().dtype() == b.shape().dtype() && a.shape().dims() == b.shape().dims();
-}
-
-// Runs the module as written on `arguments` and compares with `results`.
-// An output over its bounds gets a second look: the oracle runs again with
-// its inputs and every rounded result nudged by one ulp, and the output
-// passes if it is within kSensitivityFactor times as far from the oracle
-// as that run moved (an output of a deep network that rounding alone moves
-// by percents).
+// Runs the module as written on `arguments` and judges `results` against
+// it (JudgeOutputs: an output over its bounds is let through when one-ulp
+// nudges move the module as written by an eighth as much or more).
 int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>& arguments,
                           const std::vector<NamedResult>& results) {
   absl::StatusOr<std::unique_ptr<Module>> original = LoadModule(options.file, "run");
   if (!original.ok()) return Fail(original.status());
   // Compiled kernels accumulate bf16/f16 reductions in f32; so does their oracle.
   const bool wide = options.backend != "interp";
-  absl::StatusOr<std::vector<NamedResult>> want =
-      RunOracle(**original, arguments, wide, std::nullopt);
-  if (!want.ok()) return FailAt(options.file, want.status());
-  if (want->size() != results.size()) {
-    std::printf("verify: FAILED: %zu outputs after the passes, %zu before\n", results.size(),
-                want->size());
-    return 1;
-  }
-  auto output_name = [&](size_t i) {
-    return absl::StrCat("output ", i, " (", (*want)[i].name, ")");
-  };
-  // Each float output's error, measured once for the second look and the
-  // summary.
-  std::vector<std::optional<ArrayError>> errors(want->size());
-  std::vector<std::string> differences(want->size());
-  bool any_differ = false;
-  for (size_t i = 0; i < want->size(); ++i) {
-    if (SameFloatArrays(results[i].value, (*want)[i].value)) {
-      errors[i] = MeasureArrayError(results[i].value, (*want)[i].value);
+  absl::StatusOr<std::vector<OutputVerdict>> verdicts =
+      JudgeOutputs(**original, arguments, results, wide, options.seed);
+  if (!verdicts.ok()) {
+    if (verdicts.status().code() == absl::StatusCode::kFailedPrecondition) {
+      std::printf("verify: FAILED: %s\n", std::string(verdicts.status().message()).c_str());
+      return 1;
     }
-    differences[i] = DescribeVerifyDifferences(results[i].value, (*want)[i].value, output_name(i));
-    any_differ |= !differences[i].empty();
+    return FailAt(options.file, verdicts.status());
   }
-  std::string sensitive;  // outputs let through by their sensitivity
-  if (any_differ) {
-    std::vector<Literal> nudged = arguments;
-    for (size_t i = 0; i < nudged.size(); ++i) NudgeByOneUlp(nudged[i], options.seed + i);
-    absl::StatusOr<std::vector<NamedResult>> moved =
-        RunOracle(**original, nudged, wide, options.seed);
-    if (!moved.ok()) return FailAt(options.file, moved.status());
-    for (size_t i = 0; i < want->size(); ++i) {
-      if (differences[i].empty() || !errors[i].has_value()) continue;
-      const Literal& expected = (*want)[i].value;
-      const ArrayError sensitivity = MeasureArrayError((*moved)[i].value, expected);
-      const std::string line =
-          absl::StrCat(output_name(i), ": ", FormatArrayError(*errors[i]),
-                       "; one ulp on its inputs and rounded results moves the module as "
-                       "written by ",
-                       FormatArrayError(sensitivity));
-      if (WithinSensitivity(*errors[i], sensitivity, expected.shape().dtype())) {
-        sensitive += absl::StrCat("  ", line, "\n");
-        differences[i].clear();
-      } else {
-        differences[i] = absl::StrCat(differences[i], "  ", line, "\n");
-      }
-    }
+  std::string sensitive, failed;  // outputs let through by their sensitivity; failures
+  for (const OutputVerdict& v : *verdicts) {
+    failed += v.failure;
+    if (v.failure.empty() && !v.second_look.empty())
+      sensitive += absl::StrCat("  ", v.second_look, "\n");
   }
-  std::string failed;
-  for (const std::string& d : differences) failed += d;
   if (!sensitive.empty()) {
     std::printf(
         "verify: over the bounds but within %g times how far the module as written "
@@ -148,13 +95,13 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
   }
   ArrayError worst;
   std::string worst_name;
-  for (size_t i = 0; i < want->size(); ++i) {
-    if (!errors[i].has_value()) continue;
-    if (worst_name.empty() || errors[i]->max_relative > worst.max_relative) {
-      worst = *errors[i], worst_name = output_name(i);
+  for (const OutputVerdict& v : *verdicts) {
+    if (!v.error.has_value()) continue;
+    if (worst_name.empty() || v.error->max_relative > worst.max_relative) {
+      worst = *v.error, worst_name = v.name;
     }
   }
-  std::printf("verify: %zu output(s) match the module as written", want->size());
+  std::printf("verify: %zu output(s) match the module as written", verdicts->size());
   if (!worst_name.empty()) {
     std::printf("; farthest: %s, %s", worst_name.c_str(), FormatArrayError(worst).c_str());
   }
@@ -374,10 +321,10 @@ std::function<int()> AddRunCommand(CLI::App& app) {
   command->add_flag("--no-epilogues", options->no_epilogues,
                     "cpu: leave the elementwise work after each dot and convolution to the kernels "
                     "instead of running it on the library call's result as it is written");
-  command->add_flag("--excess-precision", options->excess_precision,
+  command->add_flag("--excess-precision,!--no-excess-precision", options->excess_precision,
                     "cpu: keep bf16/f16 arithmetic in f32 inside a kernel, rounding where a "
-                    "value is stored (XLA's default); without it every bf16/f16 result rounds, "
-                    "as in the interpreter");
+                    "value is stored (the default, as XLA's); with --no-excess-precision every "
+                    "bf16/f16 result rounds, as in the interpreter");
   command->add_flag("--profile", options->profile,
                     "cpu: run once more after the first run and print where that run's time "
                     "went (kernels, op kernels, BLAS, interpreter, the rest)");
