@@ -5,6 +5,7 @@
 // logical (row-major), and the driver refuses a replacement whose layout
 // differs from the instruction it replaces.
 #include <algorithm>
+#include <numeric>
 
 #include "seam/passes/algsimp_rules.h"
 
@@ -101,6 +102,35 @@ bool TransposeToReshape(Instruction* i, RewriteContext& ctx) {
     last = d;
   }
   return ctx.Replace(i, ctx.b().Reshape(i->operand(0), Dims(i)));
+}
+
+// reshape(transpose(x)) that only adds or drops size-1 dimensions ->
+// transpose(reshape(x)): the reshape of x is a view, and the transpose next
+// to its consumer can fold into it (a dot reads K^T through PyTorch/XLA's
+// squeeze of attention's keys). Size-1 dimensions keep their places.
+bool ReshapeOfTranspose(Instruction* i, RewriteContext& ctx) {
+  Instruction* t = i->operand(0);
+  if (!IsArrayOp(i) || t->opcode() != Opcode::kTranspose || !IsArrayOp(t)) return false;
+  Instruction* x = t->operand(0);
+  const std::vector<int64_t>& r = Dims(i);
+  const std::vector<int64_t>& td = Dims(t);
+  const std::vector<int64_t>& xd = Dims(x);
+  const IntList& p = *t->attrs().dimensions;
+  const std::vector<int64_t> rn = NonUnitDims(r), tn = NonUnitDims(td), xn = NonUnitDims(xd);
+  if (rn.size() != tn.size()) return false;
+  for (size_t k = 0; k < rn.size(); ++k) {
+    if (r[rn[k]] != td[tn[k]]) return false;
+  }
+  std::vector<int64_t> rank(xd.size(), -1);  // of each of x's dims among its non-unit ones
+  for (size_t k = 0; k < xn.size(); ++k) rank[xn[k]] = static_cast<int64_t>(k);
+  std::vector<int64_t> y(r.size(), 1);
+  IntList q(r.size());
+  std::iota(q.begin(), q.end(), 0);
+  for (size_t k = 0; k < rn.size(); ++k) {
+    y[rn[k]] = xd[xn[k]];
+    q[rn[k]] = rn[rank[p[tn[k]]]];
+  }
+  return ctx.Replace(i, ctx.b().Transpose(ctx.b().Reshape(x, y), std::move(q)));
 }
 
 // transpose(broadcast(x)) -> broadcast(x) when x's dimensions stay in order.
@@ -381,47 +411,82 @@ void AppendShapeRules(std::vector<RewriteRule>& rules) {
   std::vector<RewriteRule> mine = {
       {"reshape-identity", {O::kReshape}, "reshape to the operand's dims -> x", &ReshapeIdentity},
       {"reshape-reshape", {O::kReshape}, "reshape(reshape(x)) -> reshape(x)", &ReshapeReshape},
-      {"reshape-of-broadcast-scalar", {O::kReshape},
-       "reshape(broadcast(scalar)) -> broadcast(scalar)", &ReshapeOfBroadcastScalar},
-      {"reshape-of-broadcast", {O::kReshape},
+      {"reshape-of-broadcast-scalar",
+       {O::kReshape},
+       "reshape(broadcast(scalar)) -> broadcast(scalar)",
+       &ReshapeOfBroadcastScalar},
+      {"reshape-of-broadcast",
+       {O::kReshape},
        "reshape(broadcast(x)) adding or dropping size-1 dims -> broadcast(x)",
        &ReshapeOfBroadcast},
-      {"transpose-identity", {O::kTranspose}, "transpose by the identity -> x",
-       &TransposeIdentity},
-      {"transpose-transpose", {O::kTranspose}, "transpose(transpose(x)) -> one transpose",
+      {"transpose-identity", {O::kTranspose}, "transpose by the identity -> x", &TransposeIdentity},
+      {"transpose-transpose",
+       {O::kTranspose},
+       "transpose(transpose(x)) -> one transpose",
        &TransposeTranspose},
-      {"transpose-to-reshape", {O::kTranspose},
-       "transpose moving only size-1 dims -> reshape", &TransposeToReshape},
-      {"transpose-of-broadcast", {O::kTranspose},
+      {"transpose-to-reshape",
+       {O::kTranspose},
+       "transpose moving only size-1 dims -> reshape",
+       &TransposeToReshape},
+      {"reshape-of-transpose",
+       {O::kReshape},
+       "reshape(transpose(x)) adding or dropping size-1 dims -> transpose(reshape(x))",
+       &ReshapeOfTranspose},
+      {"transpose-of-broadcast",
+       {O::kTranspose},
        "transpose(broadcast(x)) -> broadcast(x) when x's dims stay in order",
        &TransposeOfBroadcast},
-      {"broadcast-identity", {O::kBroadcast}, "broadcast to the operand's own shape -> x",
+      {"broadcast-identity",
+       {O::kBroadcast},
+       "broadcast to the operand's own shape -> x",
        &BroadcastIdentity},
-      {"broadcast-broadcast", {O::kBroadcast}, "broadcast(broadcast(x)) -> one broadcast",
+      {"broadcast-broadcast",
+       {O::kBroadcast},
+       "broadcast(broadcast(x)) -> one broadcast",
        &BroadcastBroadcast},
       {"slice-full", {O::kSlice}, "slice of the whole operand -> x", &SliceFull},
       {"slice-slice", {O::kSlice}, "slice(slice(x)) -> one slice", &SliceSlice},
-      {"slice-of-concat", {O::kSlice},
-       "slice(concat) within one operand -> slice of that operand", &SliceOfConcat},
-      {"slice-of-broadcast", {O::kSlice}, "slice(broadcast(x)) -> broadcast(slice(x))",
+      {"slice-of-concat",
+       {O::kSlice},
+       "slice(concat) within one operand -> slice of that operand",
+       &SliceOfConcat},
+      {"slice-of-broadcast",
+       {O::kSlice},
+       "slice(broadcast(x)) -> broadcast(slice(x))",
        &SliceOfBroadcast},
-      {"slice-of-pad", {O::kSlice},
-       "slice(pad(x, v)) inside x -> slice(x); inside the padding -> broadcast(v)", &SliceOfPad},
+      {"slice-of-pad",
+       {O::kSlice},
+       "slice(pad(x, v)) inside x -> slice(x); inside the padding -> broadcast(v)",
+       &SliceOfPad},
       {"concat-single", {O::kConcatenate}, "concatenate of one operand -> x", &ConcatSingle},
-      {"concat-drop-empty", {O::kConcatenate}, "drops zero-sized operands of concatenate",
+      {"concat-drop-empty",
+       {O::kConcatenate},
+       "drops zero-sized operands of concatenate",
        &ConcatDropEmpty},
-      {"concat-adjacent-slices", {O::kConcatenate},
-       "concat of adjacent slices of one array -> one slice", &ConcatAdjacentSlices},
-      {"concat-flatten", {O::kConcatenate},
-       "concat(a, concat(b, c)) on one dim -> concat(a, b, c)", &ConcatFlatten},
-      {"concat-same-splat", {O::kConcatenate},
-       "concat of broadcasts of one scalar -> broadcast", &ConcatSameSplat},
+      {"concat-adjacent-slices",
+       {O::kConcatenate},
+       "concat of adjacent slices of one array -> one slice",
+       &ConcatAdjacentSlices},
+      {"concat-flatten",
+       {O::kConcatenate},
+       "concat(a, concat(b, c)) on one dim -> concat(a, b, c)",
+       &ConcatFlatten},
+      {"concat-same-splat",
+       {O::kConcatenate},
+       "concat of broadcasts of one scalar -> broadcast",
+       &ConcatSameSplat},
       {"pad-zero-config", {O::kPad}, "pad by nothing -> x", &PadZeroConfig},
-      {"pad-negative-to-slice", {O::kPad}, "pad with only negative edges -> slice",
+      {"pad-negative-to-slice",
+       {O::kPad},
+       "pad with only negative edges -> slice",
        &PadNegativeToSlice},
-      {"reverse-unit-dims", {O::kReverse}, "reverse drops dims of size <= 1; none left -> x",
+      {"reverse-unit-dims",
+       {O::kReverse},
+       "reverse drops dims of size <= 1; none left -> x",
        &ReverseUnitDims},
-      {"reverse-reverse", {O::kReverse}, "reverse(reverse(x)) -> x (or one reverse)",
+      {"reverse-reverse",
+       {O::kReverse},
+       "reverse(reverse(x)) -> x (or one reverse)",
        &ReverseReverse},
   };
   rules.insert(rules.end(), mine.begin(), mine.end());
