@@ -109,6 +109,25 @@ std::vector<Executable::Held> Only(Executable::Held argument) {
   return arguments;
 }
 
+// For an alias step whose every member is an output reshaping a distinct
+// value the step reads into as many bytes: per write, the index of its
+// read. Empty otherwise (the interpreter runs it).
+std::vector<size_t> ReshapedReads(const Step& step) {
+  if (step.kernel == nullptr || step.kernel->instructions.size() != step.writes.size()) return {};
+  std::vector<size_t> sources;
+  for (const Instruction* out : step.writes) {
+    if (out->opcode() != Opcode::kReshape) return {};
+    const auto read = std::find(step.reads.begin(), step.reads.end(), out->operand(0));
+    const size_t k = static_cast<size_t>(read - step.reads.begin());
+    if (read == step.reads.end() || std::find(sources.begin(), sources.end(), k) != sources.end() ||
+        ShapeBytes(out->operand(0)->shape()) != ShapeBytes(out->shape())) {
+      return {};
+    }
+    sources.push_back(k);
+  }
+  return sources;
+}
+
 absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan, const std::string& source) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
@@ -543,21 +562,20 @@ absl::StatusOr<Literal> Executable::RunProgram(const Program& program, std::vect
         break;
       }
       case Step::Kind::kAlias: {
-        // A reshape of a row-major array has its input's bytes: taken over
-        // when this is the input's last reader, else copied.
-        const fusion::Kernel& k = *step.kernel;
-        const bool reshapes = std::all_of(k.instructions.begin(), k.instructions.end(), [](auto* m) {
-          return m->opcode() == Opcode::kReshape;
-        });
-        if (reshapes && step.reads.size() == 1 && step.writes.size() == 1) {
-          const Instruction* out = step.writes[0];
-          SEAM_ASSIGN_OR_RETURN(Held * in, find(step, 0));
-          if (ShapeBytes(in->literal->shape()) == ShapeBytes(out->shape())) {
-            Literal bytes = last_holder(step, 0, *in) ? std::move(*in->literal) : CopyOfBytes(*in->literal);
-            values.Set(step.write_slots[0],
-                       Owned(Literal::FromBytes(out->shape(), std::move(bytes.mutable_bytes()))));
-            break;
+        // Reshapes of row-major arrays have their inputs' bytes: each taken
+        // over when this is the input's last reader, else copied on the
+        // pool. (Several at once where the planner grouped independent
+        // reshapes, attention's q, k and v: the interpreter copied them
+        // into fresh, zeroed memory.)
+        const std::vector<size_t> sources = ReshapedReads(step);
+        if (!sources.empty()) {
+          for (size_t j = 0; j < sources.size(); ++j) {
+            SEAM_ASSIGN_OR_RETURN(Literal bytes, take(step, sources[j]));
+            values.Set(step.write_slots[j],
+                       Owned(Literal::FromBytes(step.writes[j]->shape(),
+                                                std::move(bytes.mutable_bytes()))));
           }
+          break;
         }
         [[fallthrough]];
       }
