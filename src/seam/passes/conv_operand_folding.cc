@@ -111,24 +111,9 @@ class ConvOperandFoldingPass : public Pass {
  public:
   absl::string_view name() const override { return "conv-operand-folding"; }
   absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kConvolution)) continue;
-      editor.Begin(*computation);
-      for (Instruction* i : computation->MakePostOrder()) {
-        if (editor.IsRemoved(i) || i->opcode() != Opcode::kConvolution ||
-            !movers::IsPlainArrayOp(*i)) {
-          continue;
-        }
-        Instruction* folded = FoldConvolution(i, editor.b());
-        if (folded == nullptr) continue;
-        editor.ReplaceWithNew(i, folded);
-        changed = true;
-      }
-      editor.Finish();
-    }
-    return changed;
+    return movers::ReplaceFolded(module, Opcode::kConvolution, [](Instruction* i, HloBuilder& b) {
+      return i->opcode() == Opcode::kConvolution ? FoldConvolution(i, b) : nullptr;
+    });
   }
 };
 

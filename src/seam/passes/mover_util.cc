@@ -223,4 +223,23 @@ void Editor::Finish() {
   removed_.clear();
 }
 
+bool ReplaceFolded(Module& module, Opcode present,
+                   absl::FunctionRef<Instruction*(Instruction*, HloBuilder&)> fold) {
+  Editor editor(module);
+  bool changed = false;
+  for (const auto& computation : module.computations()) {
+    if (!HasOpcode(*computation, present)) continue;
+    editor.Begin(*computation);
+    for (Instruction* i : computation->MakePostOrder()) {
+      if (editor.IsRemoved(i) || !IsPlainArrayOp(*i)) continue;
+      Instruction* folded = fold(i, editor.b());
+      if (folded == nullptr) continue;
+      editor.ReplaceWithNew(i, folded);
+      changed = true;
+    }
+    editor.Finish();
+  }
+  return changed;
+}
+
 }  // namespace seam::movers

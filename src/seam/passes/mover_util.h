@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "seam/ir/module.h"
 #include "seam/passes/hlo_builder.h"
 
@@ -103,5 +104,13 @@ class Editor {
   std::unique_ptr<HloBuilder> builder_;
   absl::flat_hash_set<Instruction*> removed_;
 };
+
+// The driver of the passes that fold an operand into its user's attributes
+// (transpose-folding, conv-operand-folding): in every computation holding
+// an instruction of opcode `present`, each plain array op, in post order,
+// is offered to `fold`; what it returns (built with the builder it is
+// given) replaces it, null leaves it. Whether anything was replaced.
+bool ReplaceFolded(Module& module, Opcode present,
+                   absl::FunctionRef<Instruction*(Instruction*, HloBuilder&)> fold);
 
 }  // namespace seam::movers

@@ -118,23 +118,11 @@ class TransposeFoldingPass : public Pass {
  public:
   absl::string_view name() const override { return "transpose-folding"; }
   absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kTranspose)) continue;
-      editor.Begin(*computation);
-      for (Instruction* i : computation->MakePostOrder()) {
-        if (editor.IsRemoved(i) || !movers::IsPlainArrayOp(*i)) continue;
-        Instruction* folded = nullptr;
-        if (i->opcode() == Opcode::kDot) folded = FoldDot(i, editor.b());
-        if (i->opcode() == Opcode::kConvolution) folded = FoldConvolution(i, editor.b());
-        if (folded == nullptr) continue;
-        editor.ReplaceWithNew(i, folded);
-        changed = true;
-      }
-      editor.Finish();
-    }
-    return changed;
+    return movers::ReplaceFolded(module, Opcode::kTranspose, [](Instruction* i, HloBuilder& b) {
+      if (i->opcode() == Opcode::kDot) return FoldDot(i, b);
+      if (i->opcode() == Opcode::kConvolution) return FoldConvolution(i, b);
+      return static_cast<Instruction*>(nullptr);
+    });
   }
 };
 
