@@ -86,6 +86,19 @@ std::unique_ptr<Module> Load(const std::string& file) {
   return std::move(modules->front());
 }
 
+// `file`'s module after the default pipeline; null (and the test failed)
+// when it does not load or the pipeline fails.
+std::unique_ptr<Module> LoadOptimized(const std::string& file) {
+  std::unique_ptr<Module> module = Load(file);
+  if (module == nullptr) return nullptr;
+  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
+  EXPECT_TRUE(pipeline.ok()) << pipeline.status();
+  if (!pipeline.ok()) return nullptr;
+  absl::StatusOr<bool> ran = pipeline->Run(*module, PipelineOptions{});
+  EXPECT_TRUE(ran.ok()) << ran.status();
+  return ran.ok() ? std::move(module) : nullptr;
+}
+
 using testing::Backend;
 
 // Element for element within the rewrite tolerance; a bf16/f16 output of a
@@ -129,9 +142,8 @@ TEST_P(Differential, EveryStrategyMatchesTheInterpreter) {
   absl::StatusOr<Literal> expected = oracle.Run(*original, arguments);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
-  std::unique_ptr<Module> optimized = Load(file);
-  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
-  ASSERT_TRUE(pipeline->Run(*optimized, PipelineOptions{}).ok());
+  std::unique_ptr<Module> optimized = LoadOptimized(file);
+  ASSERT_NE(optimized, nullptr);
   for (fusion::Strategy strategy :
        {fusion::Strategy::kNone, fusion::Strategy::kXla, fusion::Strategy::kStitch}) {
     testing::CompiledRun run = testing::CompileAndRun(backend, *optimized, strategy, arguments);
@@ -174,9 +186,8 @@ TEST_P(DefaultNumerics, HalfPrecisionPassesVerify) {
   std::unique_ptr<Module> original = Load(file);
   ASSERT_NE(original, nullptr);
   std::vector<Literal> arguments = RandomArguments(*original->entry(), /*seed=*/0);
-  std::unique_ptr<Module> optimized = Load(file);
-  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
-  ASSERT_TRUE(pipeline->Run(*optimized, PipelineOptions{}).ok());
+  std::unique_ptr<Module> optimized = LoadOptimized(file);
+  ASSERT_NE(optimized, nullptr);
   testing::CompiledRun run = testing::CompileAndRun(
       Backend::kCpu, *optimized, fusion::Strategy::kStitch, arguments, /*streamed=*/false,
       /*excess_precision=*/true);

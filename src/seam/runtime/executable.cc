@@ -110,8 +110,8 @@ std::vector<Executable::Held> Only(Executable::Held argument) {
 }
 
 // For an alias step whose every member is an output reshaping a distinct
-// value the step reads into as many bytes: per write, the index of its
-// read. Empty otherwise (the interpreter runs it).
+// value the step reads (a reshape keeps its operand's bytes): per write,
+// the index of its read. Empty otherwise (the interpreter runs it).
 std::vector<size_t> ReshapedReads(const Step& step) {
   if (step.kernel == nullptr || step.kernel->instructions.size() != step.writes.size()) return {};
   std::vector<size_t> sources;
@@ -119,8 +119,7 @@ std::vector<size_t> ReshapedReads(const Step& step) {
     if (out->opcode() != Opcode::kReshape) return {};
     const auto read = std::find(step.reads.begin(), step.reads.end(), out->operand(0));
     const size_t k = static_cast<size_t>(read - step.reads.begin());
-    if (read == step.reads.end() || std::find(sources.begin(), sources.end(), k) != sources.end() ||
-        ShapeBytes(out->operand(0)->shape()) != ShapeBytes(out->shape())) {
+    if (read == step.reads.end() || std::find(sources.begin(), sources.end(), k) != sources.end()) {
       return {};
     }
     sources.push_back(k);

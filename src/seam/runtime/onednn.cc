@@ -63,7 +63,6 @@ absl::StatusOr<OneDnn> Open() {
       Bind(handle, "dnnl_primitive_destroy", d.primitive_destroy) &&
       Bind(handle, "dnnl_primitive_execute", d.primitive_execute) &&
       Bind(handle, "dnnl_memory_create", d.memory_create) &&
-      Bind(handle, "dnnl_memory_destroy", d.memory_destroy) &&
       Bind(handle, "dnnl_memory_set_data_handle", d.memory_set_data_handle) &&
       Bind(handle, "dnnl_stream_create", d.stream_create) &&
       Bind(handle, "dnnl_stream_wait", d.stream_wait) &&

@@ -46,7 +46,6 @@ struct OneDnn {
   decltype(&dnnl_primitive_destroy) primitive_destroy = nullptr;
   decltype(&dnnl_primitive_execute) primitive_execute = nullptr;
   decltype(&dnnl_memory_create) memory_create = nullptr;
-  decltype(&dnnl_memory_destroy) memory_destroy = nullptr;
   decltype(&dnnl_memory_set_data_handle) memory_set_data_handle = nullptr;
   decltype(&dnnl_stream_create) stream_create = nullptr;
   decltype(&dnnl_stream_wait) stream_wait = nullptr;
