@@ -3,11 +3,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <mutex>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -102,7 +104,10 @@ absl::StatusOr<Primitive> Realize(const OneDnn& d, dnnl_primitive_desc_t pd) {
   Primitive p;
   p.desc = pd;
   p.scratch_bytes = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
-  dnnl_status_t created = d.primitive_create(&p.primitive, pd);
+  const int64_t scratch_dims[1] = {static_cast<int64_t>(std::max<size_t>(1, p.scratch_bytes))};
+  dnnl_status_t created =
+      d.memory_desc_init_by_tag(&p.scratch_layout, 1, scratch_dims, dnnl_u8, dnnl_a);
+  if (created == dnnl_success) created = d.primitive_create(&p.primitive, pd);
   if (absl::Status s = Check(created, "creating a primitive"); !s.ok()) {
     d.primitive_desc_destroy(pd);
     return s;
@@ -245,15 +250,7 @@ absl::Status Execute(const OneDnn& d, const Primitive& primitive,
   if (!stream.ok()) return stream.status();
   thread_local std::vector<uint8_t> scratch;
   if (scratch.size() < primitive.scratch_bytes) scratch.resize(primitive.scratch_bytes);
-  const int64_t scratch_dims[1] = {static_cast<int64_t>(std::max<size_t>(1, primitive.scratch_bytes))};
-  dnnl_memory_desc_t scratch_md;
-  if (absl::Status s = Check(d.memory_desc_init_by_tag(&scratch_md, 1, scratch_dims, dnnl_u8,
-                                                       dnnl_a),
-                             "describing scratch memory");
-      !s.ok()) {
-    return s;
-  }
-  std::vector<dnnl_exec_arg_t> args;
+  absl::InlinedVector<dnnl_exec_arg_t, 8> args;
   auto wrap = [&](int arg, const dnnl_memory_desc_t& md, const void* data) -> absl::Status {
     absl::StatusOr<dnnl_memory_t> memory = ThreadMemory(d, primitive.primitive, arg, md, data);
     if (!memory.ok()) return memory.status();
@@ -263,7 +260,10 @@ absl::Status Execute(const OneDnn& d, const Primitive& primitive,
   for (const DnnlArgument& a : arguments) {
     if (absl::Status s = wrap(a.arg, *a.layout, a.data); !s.ok()) return s;
   }
-  if (absl::Status s = wrap(DNNL_ARG_SCRATCHPAD, scratch_md, scratch.data()); !s.ok()) return s;
+  if (absl::Status s = wrap(DNNL_ARG_SCRATCHPAD, primitive.scratch_layout, scratch.data());
+      !s.ok()) {
+    return s;
+  }
   // The team size is the calling thread's OpenMP setting: one, unless this
   // call may use more.
   if (threads > 1 && d.omp_set_num_threads != nullptr) d.omp_set_num_threads(threads);
@@ -280,26 +280,53 @@ absl::Status OneDnnMatmul(const DnnlArray& a, const void* a_data, const DnnlArra
   absl::StatusOr<const OneDnn*> library = LoadOneDnn();
   if (!library.ok()) return library.status();
   const OneDnn& d = **library;
-  absl::StatusOr<dnnl_memory_desc_t> a_md = DescribePlain(d, a), b_md = DescribePlain(d, b),
-                                     c_md = DescribePlain(d, c);
-  if (!a_md.ok() || !b_md.ok() || !c_md.ok()) {
-    return absl::InvalidArgumentError("oneDNN: a matmul operand it cannot describe");
+  // The problem's primitive and layouts, looked up per thread by the
+  // arrays' numbers: a tiny product (BERT's bf16 [16,16]) runs in about a
+  // microsecond, and describing its arrays, spelling its key and taking
+  // the shared cache's lock cost as much again.
+  struct Prepared {
+    Primitive matmul;
+    std::array<dnnl_memory_desc_t, 3> layouts;
+  };
+  absl::InlinedVector<int64_t, 32> key;
+  for (const DnnlArray* array : {&a, &b, &c}) {
+    key.push_back(array->type);
+    key.push_back(static_cast<int64_t>(array->dims.size()));
+    key.insert(key.end(), array->dims.begin(), array->dims.end());
+    key.insert(key.end(), array->strides.begin(), array->strides.end());
   }
-  absl::StatusOr<Primitive> matmul = Cached<Primitive>(
-      absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c)),
-      [&]() -> absl::StatusOr<Primitive> {
-        dnnl_matmul_desc_t desc;
-        if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
-                                   "describing a matmul");
-            !s.ok()) {
-          return s;
-        }
-        return CreatePrimitive(d, &desc);
-      });
-  if (!matmul.ok()) return matmul.status();
-  return Execute(d, *matmul,
-                 {{DNNL_ARG_SRC, &*a_md, a_data}, {DNNL_ARG_WEIGHTS, &*b_md, b_data},
-                  {DNNL_ARG_DST, &*c_md, c_data}});
+  thread_local absl::flat_hash_map<absl::InlinedVector<int64_t, 32>, absl::StatusOr<Prepared>>
+      prepared;
+  auto it = prepared.find(key);
+  if (it == prepared.end()) {
+    auto prepare = [&]() -> absl::StatusOr<Prepared> {
+      absl::StatusOr<dnnl_memory_desc_t> a_md = DescribePlain(d, a), b_md = DescribePlain(d, b),
+                                         c_md = DescribePlain(d, c);
+      if (!a_md.ok() || !b_md.ok() || !c_md.ok()) {
+        return absl::InvalidArgumentError("oneDNN: a matmul operand it cannot describe");
+      }
+      absl::StatusOr<Primitive> matmul = Cached<Primitive>(
+          absl::StrCat("matmul ", ArrayKey(a), " ", ArrayKey(b), " ", ArrayKey(c)),
+          [&]() -> absl::StatusOr<Primitive> {
+            dnnl_matmul_desc_t desc;
+            if (absl::Status s = Check(d.matmul_desc_init(&desc, &*a_md, &*b_md, nullptr, &*c_md),
+                                       "describing a matmul");
+                !s.ok()) {
+              return s;
+            }
+            return CreatePrimitive(d, &desc);
+          });
+      if (!matmul.ok()) return matmul.status();
+      return Prepared{*matmul, {*a_md, *b_md, *c_md}};
+    };
+    it = prepared.emplace(key, prepare()).first;
+  }
+  if (!it->second.ok()) return it->second.status();
+  const Prepared& p = *it->second;
+  return Execute(d, p.matmul,
+                 {{DNNL_ARG_SRC, &p.layouts[0], a_data},
+                  {DNNL_ARG_WEIGHTS, &p.layouts[1], b_data},
+                  {DNNL_ARG_DST, &p.layouts[2], c_data}});
 }
 
 }  // namespace seam::runtime

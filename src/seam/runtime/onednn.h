@@ -78,6 +78,7 @@ struct Primitive {
   dnnl_primitive_desc_t desc = nullptr;
   dnnl_primitive_t primitive = nullptr;
   size_t scratch_bytes = 0;
+  dnnl_memory_desc_t scratch_layout{};  // scratch_bytes of bytes (at least one)
 
   // The layout the primitive takes argument `arg` (DNNL_ARG_*) in.
   const dnnl_memory_desc_t& Layout(int arg) const;
