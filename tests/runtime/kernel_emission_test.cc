@@ -94,5 +94,35 @@ ENTRY e {
   testing::ExpectSameAsInterpreter(**executable, *module, arguments);
 }
 
+// A bitcast-convert between element types of different widths changes the
+// shape (u32[2,2] <-> u64[2]): it is not read at its result's index like an
+// elementwise op, so no kernel fuses it (it compiled to an index of the
+// wrong rank and crashed). JAX's rng_bit_generator makes these.
+TEST(KernelEmission, ABitcastConvertBetweenWidthsIsNotFusedAsElementwise) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule key_bits
+
+ENTRY e {
+  key = u32[4] parameter(0)
+  pairs = u32[2,2] reshape(key)
+  state = u64[2] bitcast-convert(pairs)
+  rng = (u64[2], u32[4,6]) rng-bit-generator(state), algorithm=rng_three_fry
+  next = u64[2] get-tuple-element(rng), index=0
+  halves = u32[2,2] bitcast-convert(next)
+  key_out = u32[4] reshape(halves)
+  bits = u32[4,6] get-tuple-element(rng), index=1
+  ROOT out = (u32[4], u32[4,6]) tuple(key_out, bits)
+}
+)",
+                                                       "key_bits");
+  ASSERT_NE(module, nullptr);
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      Executable::Compile(*module, ExecutableOptions{});
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  for (uint64_t seed : {0, 1}) {
+    std::vector<Literal> arguments = RandomArguments(*module->entry(), seed);
+    testing::ExpectSameAsInterpreter(**executable, *module, arguments);
+  }
+}
+
 }  // namespace
 }  // namespace seam::runtime

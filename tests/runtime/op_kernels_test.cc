@@ -153,6 +153,17 @@ ENTRY e {
   zero = f32[] constant(0.5)
   ROOT p = f32[3,5,5,20] reduce-window(x, zero), window={size=1x2x2x1 pad=1_0x0_1x0_1x0_0}, to_apply=add
 })"},
+    {"sum_pool_nchw_padded", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2,3,6,6] parameter(0)
+  zero = f32[] constant(0)
+  ROOT p = f32[2,3,6,6] reduce-window(x, zero), window={size=1x1x3x3 pad=0_0x0_0x1_1x1_1}, to_apply=add
+})"},
     {"sum_window_dilated", R"(HloModule m
 add {
   a = f32[] parameter(0)

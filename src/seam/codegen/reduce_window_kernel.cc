@@ -63,6 +63,10 @@ absl::StatusOr<std::string> EmitReduceWindowKernel(const Instruction& reduce_win
   } else {
     w.Line(6, "auto acc = init;");
   }
+  // The window's walk is a block of its own: `goto next` leaves it past
+  // the declarations of positions it skips.
+  w.Line(indent, "{");
+  indent += 2;
   std::vector<std::string> position;
   for (int d = 0; d < (rows ? rank - 1 : rank); ++d) {
     const WindowDim& wd = window.dims[d];
@@ -101,6 +105,7 @@ absl::StatusOr<std::string> EmitReduceWindowKernel(const Instruction& reduce_win
     indent -= 2;
     w.Line(indent, "}");
   }
+  w.Line(indent - 2, "}");
   if (rows) {
     w.Line(6, "next:");
     w.Line(8, absl::StrCat("for (int64_t c = c0; c < c1; ++c) out0[o * ", row,

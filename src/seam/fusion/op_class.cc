@@ -51,6 +51,17 @@ bool HasStaticArrays(const Instruction& i) {
   return true;
 }
 
+// Whether every operand has the result's dimensions: what elementwise
+// means to a kernel, which reads its operands at the result's index. A
+// bitcast-convert between types of different widths (u32[2,2] -> u64[2])
+// is elementwise in HLO's sense but not in this one.
+bool IndexedLikeItsResult(const Instruction& i) {
+  for (const Instruction* operand : i.operands()) {
+    if (operand->shape().rank() != 0 && operand->shape().dims() != i.shape().dims()) return false;
+  }
+  return true;
+}
+
 OpClass ClassifyReduce(const Instruction& reduce) {
   // Variadic reduces (argmax...) are left to the executor for now.
   if (reduce.operand_count() != 2 || !HasStaticArrays(reduce)) return OpClass::kStandalone;
@@ -99,7 +110,8 @@ OpClass ClassifyOp(const Instruction& i) {
   if (IsFreeOpcode(op)) return OpClass::kFree;
   switch (OpcodeCategory(op)) {
     case OpCategory::kElementwise:
-      if (op == Opcode::kMap || op == Opcode::kRngBitGenerator || !HasStaticArrays(i)) {
+      if (op == Opcode::kMap || op == Opcode::kRngBitGenerator || !HasStaticArrays(i) ||
+          !IndexedLikeItsResult(i)) {
         return OpClass::kStandalone;
       }
       return IsExpensive(op) ? OpClass::kExpensiveElementwise : OpClass::kLightElementwise;
