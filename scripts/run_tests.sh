@@ -20,7 +20,7 @@ for d in src/seam/*/ tests/*/ bench/; do
   printf '%8d  %s\n' "$n" "$d"
 done
 
-echo "== Python environment of the gym bindings"
+echo "== Python environment of the bindings and their tests"
 scripts/python_env.sh build/pyenv
 
 echo "== build"
@@ -53,5 +53,5 @@ else
   ctest --test-dir build -j "$jobs" --output-on-failure -I "$sample"
 fi
 
-echo "== Python tests: gym bindings and the Gymnasium env"
-PYTHONPATH=build/python build/pyenv/bin/python -m unittest discover -s python/tests -v
+echo "== Python tests: seam.compile, seam.jit against jax.jit, the gym"
+PYTHONPATH=build/python build/pyenv/bin/python -m pytest -q -p no:cacheprovider python/tests

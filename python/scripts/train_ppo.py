@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-import seam_gym
+from seam import gym as seam_gym
 
 # (family, substrings of corpus file names), first match wins.
 FAMILIES = [

@@ -7,8 +7,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
 
-import seam_gym as g
-from seam_gym import PassOrderingEnv
+from seam import gym as g
+from seam.gym import PassOrderingEnv
 
 SMALL = [
     "corpus/xla_layer_norm_1x4096x768_bf16.hlo",

@@ -6,7 +6,7 @@ import unittest
 
 import numpy as np
 
-import seam_gym as g
+from seam import gym as g
 
 CORPUS = [
     "corpus/xla_layer_norm_1x4096x768_bf16.hlo",

@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-import seam_gym as g
+from seam import gym as g
 
 GPT2 = "corpus/gh_ptxla_gpt2_tp1_n_layer2.hlo"
 LAYER_NORM = "corpus/xla_layer_norm_1x4096x768_bf16.hlo"

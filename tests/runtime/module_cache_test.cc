@@ -109,6 +109,25 @@ TEST_F(ModuleCacheTest, ASecondLoadSkipsParseAndPassesAndGivesTheSameModule) {
   EXPECT_EQ(Entries().size(), 1u);
 }
 
+// Text held in memory (the Python API's modules) shares the entries of
+// the same text read from a file.
+TEST_F(ModuleCacheTest, TextInMemoryHitsTheEntryOfItsFile) {
+  bool hit = true;
+  const std::string from_file = Load("default", &hit);
+  EXPECT_FALSE(hit);
+  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
+  ASSERT_TRUE(pipeline.ok());
+  absl::StatusOr<OptimizedModule> loaded =
+      OptimizeModuleText(kModule, *pipeline, PipelineOptions{}, [&]() {
+        ++parses_;
+        return ParseHloModule(kModule, "<text>");
+      });
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->cache_hit);
+  EXPECT_EQ(parses_, 1);
+  EXPECT_EQ(PrintModule(*loaded->module), from_file);
+}
+
 TEST_F(ModuleCacheTest, OpNamesAndSourceLinesAreLeftOutOnBothPaths) {
   // Metadata is most of a real module's text and nothing that runs reads
   // it: neither the entry nor the module after the passes keeps it, other

@@ -101,23 +101,21 @@ void WriteEntry(const std::string& entry, const std::string& key, const Module& 
   if (error) fs::remove(temporary, error);
 }
 
-}  // namespace
+// Dumps after each pass, and verification after each, ask for the passes
+// to run.
+bool Cacheable(const PipelineOptions& options) {
+  return options.dump_to.empty() && !options.verify_each;
+}
 
-absl::StatusOr<OptimizedModule> LoadOptimizedModule(
-    const std::string& path, Pipeline& pipeline, const PipelineOptions& options,
+// The module of HLO `text` (unreadable: not cached) after `pipeline`.
+absl::StatusOr<OptimizedModule> Optimize(
+    const absl::StatusOr<std::string>& text, Pipeline& pipeline, const PipelineOptions& options,
     absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load) {
   OptimizedModule result;
   auto start = std::chrono::steady_clock::now();
-  // Dumps after each pass, and verification after each, ask for the passes
-  // to run.
-  const bool cacheable = options.dump_to.empty() && !options.verify_each;
   std::string key, entry;
   absl::StatusOr<std::string> dir = absl::UnavailableError("not cached");
-  absl::StatusOr<std::string> text = dir.status();
-  if (cacheable) {
-    dir = CacheDirectory();
-    text = ReadFile(path);
-  }
+  if (Cacheable(options)) dir = CacheDirectory();
   if (dir.ok() && text.ok()) {
     key = StableHash(absl::StrCat(*text, "\npasses: ", pipeline.ToString(), " at most ",
                                   options.max_fixpoint_iterations, "\nbuild: ", BuildIdentity()));
@@ -142,6 +140,22 @@ absl::StatusOr<OptimizedModule> LoadOptimizedModule(
   result.passes_seconds = SecondsSince(passes_start);
   if (!entry.empty()) WriteEntry(entry, key, *result.module);
   return result;
+}
+
+}  // namespace
+
+absl::StatusOr<OptimizedModule> LoadOptimizedModule(
+    const std::string& path, Pipeline& pipeline, const PipelineOptions& options,
+    absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load) {
+  absl::StatusOr<std::string> text = absl::UnavailableError("not cached");
+  if (Cacheable(options)) text = ReadFile(path);
+  return Optimize(text, pipeline, options, load);
+}
+
+absl::StatusOr<OptimizedModule> OptimizeModuleText(
+    const std::string& text, Pipeline& pipeline, const PipelineOptions& options,
+    absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load) {
+  return Optimize(text, pipeline, options, load);
 }
 
 }  // namespace seam::runtime

@@ -37,5 +37,9 @@ struct OptimizedModule {
 absl::StatusOr<OptimizedModule> LoadOptimizedModule(
     const std::string& path, Pipeline& pipeline, const PipelineOptions& options,
     absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load);
+// The same for HLO `text` held in memory (`load` parses it).
+absl::StatusOr<OptimizedModule> OptimizeModuleText(
+    const std::string& text, Pipeline& pipeline, const PipelineOptions& options,
+    absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load);
 
 }  // namespace seam::runtime

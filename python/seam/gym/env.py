@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from . import _core
+from .._core import gym as _core
 
 OBSERVATIONS = ("histogram", "features", "dict")
 

@@ -1,4 +1,4 @@
-// seam_gym._core: the gym's C++ API (src/seam/gym/) for Python. Sessions,
+// seam._core.gym: the gym's C++ API (src/seam/gym/) for Python. Sessions,
 // actions, spaces, benchmarks, the search baselines and validation; absl
 // errors become ValueError (bad arguments, missing benchmarks) or
 // RuntimeError (everything else), carrying the status message.
@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "bindings.h"
 #include "seam/fusion/device_spec.h"
 #include "seam/gym/actions.h"
 #include "seam/gym/benchmarks.h"
@@ -38,27 +39,9 @@ using namespace nb::literals;
 namespace seam::gym {
 namespace {
 
-[[noreturn]] void Throw(const absl::Status& status) {
-  std::string message(status.message());
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kOutOfRange:
-      throw nb::value_error(message.c_str());
-    default:
-      throw std::runtime_error(message);
-  }
-}
-
-void Check(const absl::Status& status) {
-  if (!status.ok()) Throw(status);
-}
-
-template <typename T>
-T Value(absl::StatusOr<T> value) {
-  if (!value.ok()) Throw(value.status());
-  return *std::move(value);
-}
+using python::Check;
+using python::Throw;
+using python::Value;
 
 // A 1-D numpy array that owns a copy of `values` (freed with the array).
 template <typename T>
@@ -140,9 +123,11 @@ nb::dict SearchToDict(const SearchResult& r, Objective objective) {
 
 // The searches fork `start` and never step it; they can run for their whole
 // budget, so other Python threads run meanwhile.
-nb::dict Search(const std::string& agent, const Session& start, int max_steps, double budget_seconds,
-                uint64_t seed, int beam_width, const std::string& objective) {
-  if (!start.has_episode()) throw std::runtime_error("search: the session has no episode; call reset first");
+nb::dict Search(const std::string& agent, const Session& start, int max_steps,
+                double budget_seconds, uint64_t seed, int beam_width,
+                const std::string& objective) {
+  if (!start.has_episode())
+    throw std::runtime_error("search: the session has no episode; call reset first");
   if (max_steps <= 0 || beam_width <= 0 || !(budget_seconds >= 0)) {
     throw nb::value_error("search: max_steps and beam_width must be positive, budget_seconds >= 0");
   }
@@ -156,7 +141,8 @@ nb::dict Search(const std::string& agent, const Session& start, int max_steps, d
   } else if (objective == "cost") {
     options.objective = Objective::kCost;
   } else {
-    throw nb::value_error(absl::StrCat("search: unknown objective '", objective, "'; expected ops or cost").c_str());
+    throw nb::value_error(
+        absl::StrCat("search: unknown objective '", objective, "'; expected ops or cost").c_str());
   }
   absl::StatusOr<SearchResult> result;
   {
@@ -169,7 +155,9 @@ nb::dict Search(const std::string& agent, const Session& start, int max_steps, d
 }  // namespace
 }  // namespace seam::gym
 
-NB_MODULE(_core, m) {
+namespace seam::python {
+
+void BindGym(nb::module_& m) {
   using namespace seam::gym;
   m.doc() = "Seam's pass-ordering gym (C++ core)";
 
@@ -177,100 +165,120 @@ NB_MODULE(_core, m) {
   m.def("action_count", &ActionCount, "Registered passes + 1 (STOP).");
   m.def("stop_action", &StopAction, "The index of STOP, the last action.");
   m.def("action_names", &ActionNames, "Every action's name, by index ('stop' last).");
-  m.def("action_descriptions", &ActionDescriptions, "Every action's one-line description, by index.");
-  m.def("action_name", [](int action) { return std::string(ActionName(CheckedAction(action))); }, "action"_a);
-  m.def("action_description",
-        [](int action) { return std::string(ActionDescription(CheckedAction(action))); }, "action"_a);
-  m.def("action_index", [](const std::string& name) { return Value(ActionByName(name)); }, "name"_a,
-        "The action of a pass name or 'stop'.");
+  m.def("action_descriptions", &ActionDescriptions,
+        "Every action's one-line description, by index.");
+  m.def(
+      "action_name", [](int action) { return std::string(ActionName(CheckedAction(action))); },
+      "action"_a);
+  m.def(
+      "action_description",
+      [](int action) { return std::string(ActionDescription(CheckedAction(action))); }, "action"_a);
+  m.def(
+      "action_index", [](const std::string& name) { return Value(ActionByName(name)); }, "name"_a,
+      "The action of a pass name or 'stop'.");
 
   // Spaces.
   m.def("observation_spaces", &ObservationSpaceNames);
   m.def("reward_spaces", &RewardSpaceNames);
-  m.def("feature_names", [] { return FeatureNames(); }, "The entries of the 'features' observation.");
+  m.def(
+      "feature_names", [] { return FeatureNames(); }, "The entries of the 'features' observation.");
   m.def("opcode_names", &OpcodeNames, "The entries of the 'opcode_histogram' observation.");
 
   // Benchmarks.
   m.def("corpus_directory", &CorpusDirectory);
-  m.def("corpus_benchmarks", &CorpusBenchmarks, "corpus/<file> for every module file of the corpus.");
+  m.def("corpus_benchmarks", &CorpusBenchmarks,
+        "corpus/<file> for every module file of the corpus.");
 
   nb::class_<Session>(m, "Session",
                       "A pass-ordering episode on one module. Not thread-safe: use a session from "
                       "one thread at a time.")
-      .def("__init__",
-           [](Session* self, int max_steps, const std::string& reward_space, bool verify_each,
-              const std::string& device, bool canonical_start) {
-             new (self) Session(MakeSession(max_steps, reward_space, verify_each, device, canonical_start));
-           },
-           "max_steps"_a = 50, "reward_space"_a = "ops_vs_default", "verify_each"_a = false,
-           "device"_a = "cpu", "canonical_start"_a = false,
-           "canonical_start: start episodes from the fusion planner's canonical forms (batch norms "
-           "expanded...), where op counts compare with the default pipeline like for like.")
-      .def("reset", [](Session& s, const std::string& benchmark) { Check(s.Reset(benchmark)); },
-           "benchmark"_a,
-           "Starts an episode on a benchmark URI: corpus/<file>[#k], file:///path[#k] or "
-           "generator/random/<seed>.")
-      .def("reset_text",
-           [](Session& s, const std::string& hlo_text, const std::string& name) {
-             auto module = Value(seam::ParseHloModule(hlo_text, name));
-             Check(s.Reset(std::move(module), name));
-           },
-           "hlo_text"_a, "name"_a = "<text>",
-           "Starts an episode on a module given as HLO text (validate_pass_order cannot reload it).")
-      .def("step",
-           [](Session& s, int action) {
-             StepResult r = Value(s.Step(action));
-             return std::make_tuple(r.changed, r.terminated, r.truncated);
-           },
-           "action"_a, "Applies an action; returns (changed, terminated, truncated).")
-      .def("step",
-           [](Session& s, const std::string& name) {
-             StepResult r = Value(s.Step(Value(ActionByName(name))));
-             return std::make_tuple(r.changed, r.terminated, r.truncated);
-           },
-           "name"_a, "Applies an action given by name.")
-      .def("fork", &Session::Fork, "An independent copy (the module is shared until either side steps).")
+      .def(
+          "__init__",
+          [](Session* self, int max_steps, const std::string& reward_space, bool verify_each,
+             const std::string& device, bool canonical_start) {
+            new (self)
+                Session(MakeSession(max_steps, reward_space, verify_each, device, canonical_start));
+          },
+          "max_steps"_a = 50, "reward_space"_a = "ops_vs_default", "verify_each"_a = false,
+          "device"_a = "cpu", "canonical_start"_a = false,
+          "canonical_start: start episodes from the fusion planner's canonical forms (batch norms "
+          "expanded...), where op counts compare with the default pipeline like for like.")
+      .def(
+          "reset", [](Session& s, const std::string& benchmark) { Check(s.Reset(benchmark)); },
+          "benchmark"_a,
+          "Starts an episode on a benchmark URI: corpus/<file>[#k], file:///path[#k] or "
+          "generator/random/<seed>.")
+      .def(
+          "reset_text",
+          [](Session& s, const std::string& hlo_text, const std::string& name) {
+            auto module = Value(seam::ParseHloModule(hlo_text, name));
+            Check(s.Reset(std::move(module), name));
+          },
+          "hlo_text"_a, "name"_a = "<text>",
+          "Starts an episode on a module given as HLO text (validate_pass_order cannot reload it).")
+      .def(
+          "step",
+          [](Session& s, int action) {
+            StepResult r = Value(s.Step(action));
+            return std::make_tuple(r.changed, r.terminated, r.truncated);
+          },
+          "action"_a, "Applies an action; returns (changed, terminated, truncated).")
+      .def(
+          "step",
+          [](Session& s, const std::string& name) {
+            StepResult r = Value(s.Step(Value(ActionByName(name))));
+            return std::make_tuple(r.changed, r.terminated, r.truncated);
+          },
+          "name"_a, "Applies an action given by name.")
+      .def("fork", &Session::Fork,
+           "An independent copy (the module is shared until either side steps).")
       .def("__copy__", &Session::Fork)
-      .def("__deepcopy__", [](const Session& s, nb::handle) { return s.Fork(); }, "memo"_a)
-      .def("observe",
-           [](Session& s, const std::string& space) {
-             ObservationSpace parsed = Value(ObservationSpaceByName(space));
-             return ObservationToPython(Value(s.Observe(parsed)));
-           },
-           "space"_a,
-           "opcode_histogram -> int64 array, features -> float64 array, hlo_text -> str.")
-      .def("reward",
-           [](const Session& s, std::optional<std::string> space) {
-             if (!space.has_value()) return Value(s.Reward());
-             return Value(s.Reward(Value(RewardSpaceByName(*space))));
-           },
-           "space"_a = nb::none(), "The last step's reward (the session's reward space by default).")
-      .def("action_mask", [](const Session& s) { return MaskToNumpy(s.ActionMask()); },
-           "False where a pass is known to leave the current module unchanged; STOP is always True.")
+      .def(
+          "__deepcopy__", [](const Session& s, nb::handle) { return s.Fork(); }, "memo"_a)
+      .def(
+          "observe",
+          [](Session& s, const std::string& space) {
+            ObservationSpace parsed = Value(ObservationSpaceByName(space));
+            return ObservationToPython(Value(s.Observe(parsed)));
+          },
+          "space"_a, "opcode_histogram -> int64 array, features -> float64 array, hlo_text -> str.")
+      .def(
+          "reward",
+          [](const Session& s, std::optional<std::string> space) {
+            if (!space.has_value()) return Value(s.Reward());
+            return Value(s.Reward(Value(RewardSpaceByName(*space))));
+          },
+          "space"_a = nb::none(), "The last step's reward (the session's reward space by default).")
+      .def(
+          "action_mask", [](const Session& s) { return MaskToNumpy(s.ActionMask()); },
+          "False where a pass is known to leave the current module unchanged; STOP is always True.")
       .def_prop_ro("pass_spec", &Session::PassSpec,
                    "The changing actions as a pipeline spec that reproduces the current module.")
       .def_prop_ro("ops", &Session::ops)
-      .def_prop_ro("cost_us", &Session::cost_us,
-                   "The cost model's time after stitch fusion; None unless reward_space is cost_time.")
+      .def_prop_ro(
+          "cost_us", &Session::cost_us,
+          "The cost model's time after stitch fusion; None unless reward_space is cost_time.")
       .def_prop_ro("initial_ops", &Session::initial_ops)
       .def_prop_ro("default_ops", &Session::default_ops, "Ops after the default pipeline.")
       .def_prop_ro("steps", &Session::steps)
       .def_prop_ro("done", &Session::done)
       .def_prop_ro("has_episode", &Session::has_episode)
-      .def_prop_ro("actions", [](const Session& s) { return s.actions(); }, "Every action taken.")
+      .def_prop_ro(
+          "actions", [](const Session& s) { return s.actions(); }, "Every action taken.")
       .def_prop_ro("benchmark",
                    [](const Session& s) -> std::optional<std::string> {
                      if (!s.has_episode()) return std::nullopt;
                      return s.benchmark();
                    })
       .def_prop_ro("max_steps", [](const Session& s) { return s.options().max_steps; })
-      .def_prop_ro("reward_space",
-                   [](const Session& s) { return std::string(RewardSpaceName(s.options().reward_space)); })
+      .def_prop_ro(
+          "reward_space",
+          [](const Session& s) { return std::string(RewardSpaceName(s.options().reward_space)); })
       .def_prop_ro("verify_each", [](const Session& s) { return s.options().verify_each; })
       .def_prop_ro("canonical_start", [](const Session& s) { return s.options().canonical_start; })
       .def("__repr__", [](const Session& s) {
-        if (!s.has_episode()) return std::string("<seam_gym.Session (no episode)>");
-        return absl::StrCat("<seam_gym.Session ", s.benchmark(), ": ", s.ops(), " ops (initial ",
+        if (!s.has_episode()) return std::string("<seam.gym.Session (no episode)>");
+        return absl::StrCat("<seam.gym.Session ", s.benchmark(), ": ", s.ops(), " ops (initial ",
                             s.initial_ops(), ", default ", s.default_ops(), "), ", s.steps(),
                             " steps", s.done() ? ", done" : "", ">");
       });
@@ -290,8 +298,8 @@ NB_MODULE(_core, m) {
                  int beam_width, const std::string& objective) {
             return Search(name, session, max_steps, budget_seconds, seed, beam_width, objective);
           },
-          "session"_a, "max_steps"_a = 40, "budget_seconds"_a = 10.0, "seed"_a = 0, "beam_width"_a = 4,
-          "objective"_a = "ops", search_doc);
+          "session"_a, "max_steps"_a = 40, "budget_seconds"_a = 10.0, "seed"_a = 0,
+          "beam_width"_a = 4, "objective"_a = "ops", search_doc);
   }
   m.def(
       "validate_pass_order",
@@ -311,9 +319,12 @@ NB_MODULE(_core, m) {
         return d;
       },
       "benchmark"_a, "spec"_a, "interpret"_a = true, "seed"_a = 0,
-      "Reloads the benchmark, runs the spec with the verifier after every pass and (interpret=True) "
+      "Reloads the benchmark, runs the spec with the verifier after every pass and "
+      "(interpret=True) "
       "compares the interpreter's outputs with the original's on the same inputs. Returns a dict "
       "(ops, cost_us: the cost model's host-CPU time after stitch fusion, planned_ops: ops once "
       "composites are expanded, interpreted, differences: '' when equal); raises when a pass "
       "fails or leaves an invalid module.");
 }
+
+}  // namespace seam::python

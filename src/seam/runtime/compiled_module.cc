@@ -1,0 +1,122 @@
+#include "seam/runtime/compiled_module.h"
+
+#include <chrono>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "seam/fusion/plan_printer.h"
+#include "seam/passes/pipeline.h"
+#include "seam/runtime/cuda_compiler.h"
+#include "seam/runtime/cuda_executable.h"
+#include "seam/runtime/module_cache.h"
+#include "seam/text/parser.h"
+#include "seam/text/printer.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::runtime {
+namespace {
+
+// Whether `given` can stand for `parameter`: the same element type and
+// dimensions (layouts are the runtime's own business), element by element
+// for tuples.
+bool Matches(const Shape& parameter, const Shape& given) {
+  if (parameter.IsTuple() || given.IsTuple()) {
+    if (!parameter.IsTuple() || !given.IsTuple() ||
+        parameter.tuple_shapes().size() != given.tuple_shapes().size()) {
+      return false;
+    }
+    for (size_t i = 0; i < parameter.tuple_shapes().size(); ++i) {
+      if (!Matches(parameter.tuple_shapes()[i], given.tuple_shapes()[i])) return false;
+    }
+    return true;
+  }
+  return parameter.dtype() == given.dtype() && parameter.dims() == given.dims();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
+    const std::string& text, const std::string& filename, const CompileOptions& options) {
+  if (options.backend != "cpu" && options.backend != "cuda" && options.backend != "interp") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("backend '", options.backend, "': expected cpu, cuda or interp"));
+  }
+  SEAM_ASSIGN_OR_RETURN(fusion::Strategy strategy, fusion::StrategyByName(options.fusion));
+  if (options.backend == "cuda") SEAM_RETURN_IF_ERROR(CudaDevicePresent());
+  std::unique_ptr<CompiledModule> compiled(new CompiledModule());
+  compiled->options_ = options;
+  auto parse = [&] { return ParseHloModule(text, filename); };
+  if (options.passes.empty() || options.passes == "none") {
+    auto start = std::chrono::steady_clock::now();
+    SEAM_ASSIGN_OR_RETURN(compiled->module_, parse());
+    compiled->report_.parse_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } else {
+    SEAM_ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Parse(options.passes));
+    SEAM_ASSIGN_OR_RETURN(OptimizedModule optimized,
+                          OptimizeModuleText(text, pipeline, PipelineOptions{}, parse));
+    compiled->module_ = std::move(optimized.module);
+    compiled->report_.parse_seconds = optimized.parse_seconds;
+    compiled->report_.passes_seconds = optimized.passes_seconds;
+    compiled->report_.module_cache_hit = optimized.cache_hit;
+  }
+  // What no backend can run is refused here, at compile time, not at the
+  // first call.
+  SEAM_RETURN_IF_ERROR(CheckInterpretable(*compiled->module_));
+  if (options.backend == "cpu") {
+    ExecutableOptions executable;
+    executable.plan.strategy = strategy;
+    executable.plan.excess_precision = options.excess_precision;
+    SEAM_ASSIGN_OR_RETURN(compiled->cpu_, Executable::Compile(*compiled->module_, executable));
+  } else if (options.backend == "cuda") {
+    CudaExecutableOptions executable;
+    executable.strategy = strategy;
+    SEAM_ASSIGN_OR_RETURN(compiled->cuda_, CudaExecutable::Compile(*compiled->module_, executable));
+  }
+  return compiled;
+}
+
+CompiledModule::~CompiledModule() = default;
+
+absl::Span<Instruction* const> CompiledModule::parameters() const {
+  return module_->entry()->parameters();
+}
+
+const Shape& CompiledModule::result_shape() const { return module_->entry()->root()->shape(); }
+
+absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const Literal> arguments) {
+  absl::Span<Instruction* const> params = parameters();
+  if (arguments.size() != params.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the module takes ", params.size(), " argument(s); given ", arguments.size()));
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!Matches(params[i]->shape(), arguments[i].shape())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument ", i, " (parameter '", params[i]->name(), "') is ",
+                       arguments[i].shape().ToString(false), "; the module takes ",
+                       params[i]->shape().ToString(false)));
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cpu_ != nullptr) return cpu_->Run(arguments);
+  if (cuda_ != nullptr) return cuda_->Run(arguments);
+  return interpreter_.Run(*module_, arguments);
+}
+
+std::string CompiledModule::OptimizedHlo() const { return PrintModule(*module_); }
+
+std::string CompiledModule::PlanText() const {
+  if (cpu_ != nullptr) return fusion::PlanToText(cpu_->plan());
+  if (cuda_ != nullptr) return fusion::PlanToText(cuda_->plan());
+  return "";
+}
+
+ExecutableStats CompiledModule::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cpu_ != nullptr) return cpu_->stats();
+  if (cuda_ != nullptr) return cuda_->stats();
+  return {};
+}
+
+}  // namespace seam::runtime
