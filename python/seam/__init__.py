@@ -6,6 +6,7 @@ GPU).
     import seam, jax
     f = seam.jit(jax.nn.softmax)      # JAX functions, compiled by Seam
     exe = seam.compile("model.hlo")   # or an HLO module, text or path
+    seam.torch.compile(module)        # PyTorch modules, through torchax
     seam.gym                          # the pass-ordering gym (needs gymnasium)
 """
 
@@ -16,11 +17,12 @@ from ._jit import Jitted, jit  # noqa: E402
 
 
 def __getattr__(name):
-    # The gym needs gymnasium, which the compiler does not: imported on use.
-    if name == "gym":
+    # The gym needs gymnasium and seam.torch needs torch and torchax, which
+    # the compiler does not: imported on use.
+    if name in ("gym", "torch"):
         import importlib
 
-        return importlib.import_module(".gym", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'seam' has no attribute {name!r}")
 
 

@@ -12,7 +12,6 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,7 +76,7 @@ std::optional<nb::dlpack::dtype> StorageType(DType type) {
   }
 }
 
-Literal ToLiteral(const Argument& argument, size_t index) {
+runtime::ArgumentView ToView(const Argument& argument, size_t index) {
   const auto& [array, type_name] = argument;
   const std::optional<DType> type = DTypeFromName(type_name);
   if (!type || !StorageType(*type)) {
@@ -87,14 +86,7 @@ Literal ToLiteral(const Argument& argument, size_t index) {
   }
   std::vector<int64_t> dims(array.ndim());
   for (size_t d = 0; d < array.ndim(); ++d) dims[d] = static_cast<int64_t>(array.shape(d));
-  Literal literal = Literal::Uninitialized(Shape::Array(*type, dims));
-  if (array.nbytes() != literal.bytes().size()) {
-    throw nb::value_error(absl::StrCat("argument ", index, ": ", array.nbytes(), " bytes for ",
-                                       literal.shape().ToString(false))
-                              .c_str());
-  }
-  if (array.nbytes() > 0) std::memcpy(literal.mutable_bytes().data(), array.data(), array.nbytes());
-  return literal;
+  return {Shape::Array(*type, std::move(dims)), array.data(), array.nbytes()};
 }
 
 // An array result as (numpy array, Seam element type name), its memory
@@ -170,14 +162,13 @@ void BindCompiler(nb::module_& m) {
       .def(
           "run",
           [](CompiledModule& module, const std::vector<Argument>& arguments) {
-            std::vector<Literal> literals;
-            literals.reserve(arguments.size());
-            for (size_t i = 0; i < arguments.size(); ++i)
-              literals.push_back(ToLiteral(arguments[i], i));
+            std::vector<runtime::ArgumentView> views;
+            views.reserve(arguments.size());
+            for (size_t i = 0; i < arguments.size(); ++i) views.push_back(ToView(arguments[i], i));
             absl::StatusOr<Literal> result;
             {
               nb::gil_scoped_release release;
-              result = module.Run(literals);
+              result = module.Run(views);
             }
             return ToPython(Value(std::move(result)));
           },

@@ -19,14 +19,27 @@ def _lower_to_hlo(lowered):
         return lowered.compiler_ir("hlo").as_hlo_text()
 
 
-def _to_jax(array):
+# Results at least this large become JAX arrays through DLPack, sharing
+# Seam's memory (about 16 us each, whatever the size); smaller ones are
+# copied by jnp.asarray (about 10 us for a few KB). bf16, which DLPack
+# cannot carry from numpy, is always copied.
+_SHARED_BYTES = 1 << 16
+
+
+def _to_jax(arrays):
     import jax
     import jax.numpy as jnp
 
-    try:
-        return jax.dlpack.from_dlpack(array)  # shares numpy's memory
-    except Exception:  # types DLPack cannot carry (bf16 from numpy), odd alignments
-        return jnp.asarray(array)
+    out = []
+    for a in arrays:
+        if a.nbytes >= _SHARED_BYTES:
+            try:
+                out.append(jax.dlpack.from_dlpack(a))
+                continue
+            except Exception:  # bf16, odd alignments
+                pass
+        out.append(jnp.asarray(a))
+    return out
 
 
 def _signature(leaf):
@@ -34,7 +47,7 @@ def _signature(leaf):
     shape = getattr(leaf, "shape", None)
     dtype = getattr(leaf, "dtype", None)
     if shape is not None and dtype is not None:
-        return (tuple(shape), str(dtype), bool(getattr(leaf, "weak_type", False)))
+        return (tuple(shape), dtype, getattr(leaf, "weak_type", False))
     return (type(leaf).__name__,)  # Python scalars: JAX traces them by type
 
 
@@ -106,7 +119,7 @@ class Jitted:
         if out_tree.num_leaves != len(flat):
             raise RuntimeError(f"{executable.name}: the module returned {len(flat)} array(s) "
                                f"for {out_tree.num_leaves} output(s)")
-        return jax.tree_util.tree_unflatten(out_tree, [_to_jax(a) for a in flat])
+        return jax.tree_util.tree_unflatten(out_tree, _to_jax(flat))
 
     def __repr__(self):
         return f"<seam.jit of {self._fn!r}: {len(self._executables)} executable(s)>"

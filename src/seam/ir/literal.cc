@@ -1,11 +1,35 @@
 #include "seam/ir/literal.h"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
 #include <cstring>
 
 #include "seam/ir/float16.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+}  // namespace
+
+void* AllocateElements(size_t bytes) {
+  if (bytes < kHugePage) {
+    void* memory = std::malloc(bytes == 0 ? 1 : bytes);
+    if (memory == nullptr) throw std::bad_alloc();
+    return memory;
+  }
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* memory = std::aligned_alloc(kHugePage, rounded);
+  if (memory == nullptr) throw std::bad_alloc();
+  // Advice only: where huge pages are off or scarce, 4 KiB pages serve.
+  madvise(memory, rounded, MADV_HUGEPAGE);
+  return memory;
+}
+
+void FreeElements(void* memory) noexcept { std::free(memory); }
 
 Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   if (shape_.IsTuple()) {

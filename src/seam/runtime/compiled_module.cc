@@ -1,6 +1,7 @@
 #include "seam/runtime/compiled_module.h"
 
 #include <chrono>
+#include <cstring>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,7 @@
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/module_cache.h"
+#include "seam/runtime/thread_pool.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 #include "seam/util/status_macros.h"
@@ -84,24 +86,63 @@ absl::Span<Instruction* const> CompiledModule::parameters() const {
 
 const Shape& CompiledModule::result_shape() const { return module_->entry()->root()->shape(); }
 
-absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const Literal> arguments) {
+absl::Status CompiledModule::CheckArguments(absl::Span<const Shape* const> shapes) const {
   absl::Span<Instruction* const> params = parameters();
-  if (arguments.size() != params.size()) {
+  if (shapes.size() != params.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the module takes ", params.size(), " argument(s); given ", arguments.size()));
+        absl::StrCat("the module takes ", params.size(), " argument(s); given ", shapes.size()));
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    if (!Matches(params[i]->shape(), arguments[i].shape())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("argument ", i, " (parameter '", params[i]->name(), "') is ",
-                       arguments[i].shape().ToString(false), "; the module takes ",
-                       params[i]->shape().ToString(false)));
+    if (!Matches(params[i]->shape(), *shapes[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " (parameter '", params[i]->name(), "') is ", shapes[i]->ToString(false),
+          "; the module takes ", params[i]->shape().ToString(false)));
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> CompiledModule::RunLocked(absl::Span<const Literal> arguments) {
   if (cpu_ != nullptr) return cpu_->Run(arguments);
   if (cuda_ != nullptr) return cuda_->Run(arguments);
   return interpreter_.Run(*module_, arguments);
+}
+
+absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const Literal> arguments) {
+  std::vector<const Shape*> shapes;
+  for (const Literal& a : arguments) shapes.push_back(&a.shape());
+  SEAM_RETURN_IF_ERROR(CheckArguments(shapes));
+  std::lock_guard<std::mutex> lock(mu_);
+  return RunLocked(arguments);
+}
+
+absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const ArgumentView> arguments) {
+  std::vector<const Shape*> shapes;
+  for (const ArgumentView& a : arguments) {
+    const std::optional<int64_t> count = a.shape.IsArray() ? a.shape.ElementCount() : std::nullopt;
+    if (!count || a.bytes != static_cast<size_t>(*count) * DTypeByteSize(a.shape.dtype())) {
+      return absl::InvalidArgumentError(absl::StrCat("argument ", shapes.size(), ": ", a.bytes,
+                                                     " bytes for ", a.shape.ToString(false)));
+    }
+    shapes.push_back(&a.shape);
+  }
+  SEAM_RETURN_IF_ERROR(CheckArguments(shapes));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (argument_copies_.empty()) {  // the shapes are the parameters': made once
+    for (const ArgumentView& a : arguments)
+      argument_copies_.push_back(Literal::Uninitialized(a.shape));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    Literal& copy = argument_copies_[i];
+    const auto* from = static_cast<const uint8_t*>(arguments[i].data);
+    uint8_t* to = copy.mutable_bytes().data();
+    constexpr int64_t kPiece = int64_t{1} << 20;
+    ThreadPool::Global().ParallelFor(static_cast<int64_t>(arguments[i].bytes), kPiece,
+                                     [&](int64_t begin, int64_t end, int) {
+                                       std::memcpy(to + begin, from + begin, end - begin);
+                                     });
+  }
+  return RunLocked(argument_copies_);
 }
 
 std::string CompiledModule::OptimizedHlo() const { return PrintModule(*module_); }

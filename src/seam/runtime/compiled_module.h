@@ -35,6 +35,13 @@ struct CompileReport {
   bool module_cache_hit = false;
 };
 
+// An argument in the caller's memory: C-contiguous elements of `shape`.
+struct ArgumentView {
+  Shape shape;
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
 class CompiledModule {
  public:
   // `text` holds one HLO module; `filename` names it in error messages.
@@ -51,6 +58,10 @@ class CompiledModule {
   // Checks each argument's shape against its parameter (InvalidArgument
   // naming the parameter otherwise) and runs the module.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
+  // The same on arguments in the caller's memory, copied (over the thread
+  // pool) into buffers this module keeps from call to call: fresh memory
+  // each call would cost a page fault per page.
+  absl::StatusOr<Literal> Run(absl::Span<const ArgumentView> arguments);
 
   // The module after the passes, as HLO text; the fusion plan as `seam
   // plan` prints it (empty for the interpreter).
@@ -70,8 +81,13 @@ class CompiledModule {
   std::unique_ptr<Module> module_;
   std::unique_ptr<Executable> cpu_;
   std::unique_ptr<CudaExecutable> cuda_;
+  // Checks `shapes` against the parameters.
+  absl::Status CheckArguments(absl::Span<const Shape* const> shapes) const;
+  absl::StatusOr<Literal> RunLocked(absl::Span<const Literal> arguments);
+
   Evaluator interpreter_;
-  mutable std::mutex mu_;  // one run at a time
+  std::vector<Literal> argument_copies_;  // Run(ArgumentView)'s, by parameter
+  mutable std::mutex mu_;                 // one run at a time
 };
 
 }  // namespace seam::runtime
