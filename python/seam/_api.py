@@ -97,6 +97,11 @@ class Executable:
         self._compiled = compiled
         self.name = name
         self.parameters = compiled.parameters  # [(name, element type, dims)]
+        # What an argument already in shape looks like, by parameter: numpy
+        # dtype (None: passed as bits, or no numpy type), dims, type name.
+        self._expected = [
+            (None if t in _AS_BITS or t not in _NUMPY_OF else _NUMPY_OF[t], tuple(d), t)
+            for _, t, d in self.parameters]
 
     @property
     def hlo(self):
@@ -114,6 +119,16 @@ class Executable:
         return self._compiled.stats
 
     def _argument(self, index, value):
+        if type(value) is not np.ndarray and not isinstance(value, (bool, int, float, complex)):
+            if not type(value).__module__.startswith("torch") and hasattr(value, "__array__"):
+                value = np.asarray(value)  # JAX arrays: a view, kept by JAX after the first
+        dtype, dims, type_name = self._expected[index]
+        if (type(value) is np.ndarray and value.dtype == dtype and value.shape == dims
+                and value.flags.c_contiguous):
+            return value, type_name  # the common case, checked in few steps
+        return self._convert(index, value)
+
+    def _convert(self, index, value):
         name, type_name, dims = self.parameters[index]
         what = f"argument {index} (parameter '{name}')"
         if type_name == "tuple":
