@@ -90,7 +90,9 @@ class Executable:
 
     Calls from several threads are safe: they run one at a time (an
     executable's buffers are its own), and the GIL is released while one
-    runs, so other Python threads go on meanwhile.
+    runs, so other Python threads go on meanwhile. Arguments are read where
+    they lie (no copy) when C-contiguous in the parameter's type: do not
+    change them while a call runs.
     """
 
     def __init__(self, compiled, name):

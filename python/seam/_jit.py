@@ -77,6 +77,8 @@ def _to_jax(arrays):
 
 def _signature(leaf):
     """What of an argument leaf the executable depends on."""
+    if type(leaf) is np.ndarray:  # the common case first
+        return (leaf.shape, leaf.dtype, False)  # as a JAX array of its type
     shape = getattr(leaf, "shape", None)
     dtype = getattr(leaf, "dtype", None)
     if shape is not None and dtype is not None:
@@ -98,6 +100,8 @@ class Jitted:
         functools.update_wrapper(self, fn)
 
     def _split(self, args):
+        if not self._static:
+            return args, ()
         for i in self._static:
             if i >= len(args) or i < -len(args):
                 raise TypeError(f"static_argnums names argument {i}; "

@@ -17,31 +17,49 @@
 
 namespace seam {
 
-// Memory for array elements: blocks of 2 MiB or more are aligned to 2 MiB
-// and advised to the kernel as huge pages, so a fresh buffer (a result
-// handed to the caller, an argument copied in) takes one page fault per
-// 2 MiB instead of one per 4 KiB. (A 100 MB result of fresh 4 KiB pages
-// cost more in faults than the kernel writing it.)
+// Memory for array elements: blocks of 32 MiB or more, which the C library
+// maps afresh for each allocation, are aligned to 2 MiB and advised to the
+// kernel as huge pages, so a fresh buffer (a result handed to the caller)
+// takes one page fault per 2 MiB instead of one per 4 KiB. (A 100 MB result
+// of fresh 4 KiB pages cost more in faults than the kernel writing it.)
 void* AllocateElements(size_t bytes);
 void FreeElements(void* memory) noexcept;
 
-// Allocates elements without value-initializing them, so buffers a writer
-// fills anyway (compiled kernels' outputs) are not written twice.
+// The allocator of element buffers. It allocates without value-initializing
+// (buffers a writer fills anyway, compiled kernels' outputs, are not written
+// twice), and it can lend a buffer memory someone else owns: an argument in
+// a caller's memory (the Python API's arrays) runs without a copy. A lent
+// buffer is handed out once, at the buffer's construction, and never freed;
+// should its vector grow, the new storage is Seam's own. Nothing may write
+// into a lent buffer: Seam only reads its arguments.
 template <typename T>
-struct DefaultInitAllocator : std::allocator<T> {
+struct ElementAllocator {
   using value_type = T;
+  // The lent memory travels with the buffer it is in.
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  using is_always_equal = std::false_type;
+
+  ElementAllocator() = default;
   template <typename U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
-  DefaultInitAllocator() = default;
-  template <typename U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  ElementAllocator(const ElementAllocator<U>&) noexcept {}
+  // Lends `memory` (`count` elements) to the next allocation of that size.
+  ElementAllocator(T* memory, size_t count) noexcept : lent_(memory), lent_count_(count) {}
+
+  // A copy of a buffer owns its memory.
+  ElementAllocator select_on_container_copy_construction() const { return {}; }
+
   T* allocate(size_t n) {
+    if (lent_ != nullptr && !lent_out_ && n == lent_count_) {
+      lent_out_ = true;
+      return lent_;
+    }
     if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     return static_cast<T*>(AllocateElements(n * sizeof(T)));
   }
-  void deallocate(T* p, size_t) noexcept { FreeElements(p); }
+  void deallocate(T* p, size_t) noexcept {
+    if (p != lent_) FreeElements(p);
+  }
   template <typename U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;
@@ -50,8 +68,24 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+  // Any allocator frees any buffer (lent memory is recognised by address).
+  friend bool operator==(const ElementAllocator&, const ElementAllocator&) { return true; }
+
+ private:
+  template <typename U>
+  friend struct ElementAllocator;
+  T* lent_ = nullptr;
+  size_t lent_count_ = 0;
+  bool lent_out_ = false;
 };
-using ByteBuffer = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+using ByteBuffer = std::vector<uint8_t, ElementAllocator<uint8_t>>;
+
+// A buffer of `bytes` bytes that reads `memory`, which the caller owns and
+// keeps unchanged while the buffer lives.
+inline ByteBuffer LentBytes(const void* memory, size_t bytes) {
+  return ByteBuffer(
+      bytes, ElementAllocator<uint8_t>(static_cast<uint8_t*>(const_cast<void*>(memory)), bytes));
+}
 
 class Literal {
  public:

@@ -1,7 +1,6 @@
 #include "seam/runtime/compiled_module.h"
 
 #include <chrono>
-#include <cstring>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -10,7 +9,6 @@
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/module_cache.h"
-#include "seam/runtime/thread_pool.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 #include "seam/util/status_macros.h"
@@ -127,22 +125,15 @@ absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const ArgumentView> argum
     shapes.push_back(&a.shape);
   }
   SEAM_RETURN_IF_ERROR(CheckArguments(shapes));
+  // The arrays are read where they lie: their memory is lent to the
+  // literals for the run (see LentBytes).
+  std::vector<Literal> lent;
+  lent.reserve(arguments.size());
+  for (const ArgumentView& a : arguments) {
+    lent.push_back(Literal::FromBytes(a.shape, LentBytes(a.data, a.bytes)));
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  if (argument_copies_.empty()) {  // the shapes are the parameters': made once
-    for (const ArgumentView& a : arguments)
-      argument_copies_.push_back(Literal::Uninitialized(a.shape));
-  }
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    Literal& copy = argument_copies_[i];
-    const auto* from = static_cast<const uint8_t*>(arguments[i].data);
-    uint8_t* to = copy.mutable_bytes().data();
-    constexpr int64_t kPiece = int64_t{1} << 20;
-    ThreadPool::Global().ParallelFor(static_cast<int64_t>(arguments[i].bytes), kPiece,
-                                     [&](int64_t begin, int64_t end, int) {
-                                       std::memcpy(to + begin, from + begin, end - begin);
-                                     });
-  }
-  return RunLocked(argument_copies_);
+  return RunLocked(lent);
 }
 
 std::string CompiledModule::OptimizedHlo() const { return PrintModule(*module_); }

@@ -58,9 +58,8 @@ class CompiledModule {
   // Checks each argument's shape against its parameter (InvalidArgument
   // naming the parameter otherwise) and runs the module.
   absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
-  // The same on arguments in the caller's memory, copied (over the thread
-  // pool) into buffers this module keeps from call to call: fresh memory
-  // each call would cost a page fault per page.
+  // The same on arguments in the caller's memory, read where they lie (no
+  // copy); the caller keeps them alive and unchanged until it returns.
   absl::StatusOr<Literal> Run(absl::Span<const ArgumentView> arguments);
 
   // The module after the passes, as HLO text; the fusion plan as `seam
@@ -75,19 +74,17 @@ class CompiledModule {
 
  private:
   CompiledModule() = default;
+  // Checks `shapes` against the parameters.
+  absl::Status CheckArguments(absl::Span<const Shape* const> shapes) const;
+  absl::StatusOr<Literal> RunLocked(absl::Span<const Literal> arguments);
 
   CompileOptions options_;
   CompileReport report_;
   std::unique_ptr<Module> module_;
   std::unique_ptr<Executable> cpu_;
   std::unique_ptr<CudaExecutable> cuda_;
-  // Checks `shapes` against the parameters.
-  absl::Status CheckArguments(absl::Span<const Shape* const> shapes) const;
-  absl::StatusOr<Literal> RunLocked(absl::Span<const Literal> arguments);
-
   Evaluator interpreter_;
-  std::vector<Literal> argument_copies_;  // Run(ArgumentView)'s, by parameter
-  mutable std::mutex mu_;                 // one run at a time
+  mutable std::mutex mu_;  // one run at a time
 };
 
 }  // namespace seam::runtime
