@@ -42,9 +42,14 @@ def _small_array_maker():
         device = jax.devices()[0]
         sharding = SingleDeviceSharding(device)
         put = xla_client.batched_device_put
+        avals = {}  # (shape, dtype) -> its abstract value, made once
 
         def make(a):
-            return put(core.ShapedArray(a.shape, a.dtype), sharding, [a], [device], False)
+            key = (a.shape, a.dtype)
+            aval = avals.get(key)
+            if aval is None:
+                aval = avals[key] = core.ShapedArray(a.shape, a.dtype)
+            return put(aval, sharding, [a], [device], False)
 
         probe = make(np.arange(3, dtype=np.float32))
         if isinstance(probe, jax.Array) and np.asarray(probe).tolist() == [0, 1, 2]:
