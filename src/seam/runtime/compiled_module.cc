@@ -14,26 +14,6 @@
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
-namespace {
-
-// Whether `given` can stand for `parameter`: the same element type and
-// dimensions (layouts are the runtime's own business), element by element
-// for tuples.
-bool Matches(const Shape& parameter, const Shape& given) {
-  if (parameter.IsTuple() || given.IsTuple()) {
-    if (!parameter.IsTuple() || !given.IsTuple() ||
-        parameter.tuple_shapes().size() != given.tuple_shapes().size()) {
-      return false;
-    }
-    for (size_t i = 0; i < parameter.tuple_shapes().size(); ++i) {
-      if (!Matches(parameter.tuple_shapes()[i], given.tuple_shapes()[i])) return false;
-    }
-    return true;
-  }
-  return parameter.dtype() == given.dtype() && parameter.dims() == given.dims();
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
     const std::string& text, const std::string& filename, const CompileOptions& options) {
@@ -82,49 +62,32 @@ absl::Span<Instruction* const> CompiledModule::parameters() const {
   return module_->entry()->parameters();
 }
 
-const Shape& CompiledModule::result_shape() const { return module_->entry()->root()->shape(); }
-
-absl::Status CompiledModule::CheckArguments(absl::Span<const Shape* const> shapes) const {
+absl::Status CompiledModule::CheckArguments(absl::Span<const ArgumentView> arguments) const {
   absl::Span<Instruction* const> params = parameters();
-  if (shapes.size() != params.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the module takes ", params.size(), " argument(s); given ", shapes.size()));
+  if (arguments.size() != params.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the module takes ", params.size(),
+                                                   " argument(s); given ", arguments.size()));
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    if (!Matches(params[i]->shape(), *shapes[i])) {
+    const Shape& given = arguments[i].shape;
+    const std::optional<int64_t> count = given.IsArray() ? given.ElementCount() : std::nullopt;
+    if (!count || arguments[i].bytes != static_cast<size_t>(*count) * DTypeByteSize(given.dtype())) {
+      return absl::InvalidArgumentError(absl::StrCat("argument ", i, ": ", arguments[i].bytes,
+                                                     " bytes for ", given.ToString(false)));
+    }
+    // The same element type and dimensions (layouts are the runtime's own).
+    const Shape& wanted = params[i]->shape();
+    if (!wanted.IsArray() || wanted.dtype() != given.dtype() || wanted.dims() != given.dims()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", i, " (parameter '", params[i]->name(), "') is ", shapes[i]->ToString(false),
-          "; the module takes ", params[i]->shape().ToString(false)));
+          "argument ", i, " (parameter '", params[i]->name(), "') is ", given.ToString(false),
+          "; the module takes ", wanted.ToString(false)));
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Literal> CompiledModule::RunLocked(absl::Span<const Literal> arguments) {
-  if (cpu_ != nullptr) return cpu_->Run(arguments);
-  if (cuda_ != nullptr) return cuda_->Run(arguments);
-  return interpreter_.Run(*module_, arguments);
-}
-
-absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const Literal> arguments) {
-  std::vector<const Shape*> shapes;
-  for (const Literal& a : arguments) shapes.push_back(&a.shape());
-  SEAM_RETURN_IF_ERROR(CheckArguments(shapes));
-  std::lock_guard<std::mutex> lock(mu_);
-  return RunLocked(arguments);
-}
-
 absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const ArgumentView> arguments) {
-  std::vector<const Shape*> shapes;
-  for (const ArgumentView& a : arguments) {
-    const std::optional<int64_t> count = a.shape.IsArray() ? a.shape.ElementCount() : std::nullopt;
-    if (!count || a.bytes != static_cast<size_t>(*count) * DTypeByteSize(a.shape.dtype())) {
-      return absl::InvalidArgumentError(absl::StrCat("argument ", shapes.size(), ": ", a.bytes,
-                                                     " bytes for ", a.shape.ToString(false)));
-    }
-    shapes.push_back(&a.shape);
-  }
-  SEAM_RETURN_IF_ERROR(CheckArguments(shapes));
+  SEAM_RETURN_IF_ERROR(CheckArguments(arguments));
   // The arrays are read where they lie: their memory is lent to the
   // literals for the run (see LentBytes).
   std::vector<Literal> lent;
@@ -133,7 +96,9 @@ absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const ArgumentView> argum
     lent.push_back(Literal::FromBytes(a.shape, LentBytes(a.data, a.bytes)));
   }
   std::lock_guard<std::mutex> lock(mu_);
-  return RunLocked(lent);
+  if (cpu_ != nullptr) return cpu_->Run(lent);
+  if (cuda_ != nullptr) return cuda_->Run(lent);
+  return interpreter_.Run(*module_, lent);
 }
 
 std::string CompiledModule::OptimizedHlo() const { return PrintModule(*module_); }

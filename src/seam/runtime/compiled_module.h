@@ -50,16 +50,13 @@ class CompiledModule {
                                                                   const CompileOptions& options);
   ~CompiledModule();
 
-  // The entry computation's parameters (after the passes, which keep
-  // them) and its result shape.
+  // The entry computation's parameters (after the passes, which keep them).
   absl::Span<Instruction* const> parameters() const;
-  const Shape& result_shape() const;
 
-  // Checks each argument's shape against its parameter (InvalidArgument
-  // naming the parameter otherwise) and runs the module.
-  absl::StatusOr<Literal> Run(absl::Span<const Literal> arguments);
-  // The same on arguments in the caller's memory, read where they lie (no
-  // copy); the caller keeps them alive and unchanged until it returns.
+  // Checks each argument against its parameter (InvalidArgument naming the
+  // parameter otherwise) and runs the module on the arguments where they
+  // lie (no copy); the caller keeps them alive and unchanged until it
+  // returns.
   absl::StatusOr<Literal> Run(absl::Span<const ArgumentView> arguments);
 
   // The module after the passes, as HLO text; the fusion plan as `seam
@@ -74,9 +71,7 @@ class CompiledModule {
 
  private:
   CompiledModule() = default;
-  // Checks `shapes` against the parameters.
-  absl::Status CheckArguments(absl::Span<const Shape* const> shapes) const;
-  absl::StatusOr<Literal> RunLocked(absl::Span<const Literal> arguments);
+  absl::Status CheckArguments(absl::Span<const ArgumentView> arguments) const;
 
   CompileOptions options_;
   CompileReport report_;
