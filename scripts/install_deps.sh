@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libabsl-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev
-          nlohmann-json3-dev libopenblas-dev libdnnl-dev python3-venv python3-dev)
+          nlohmann-json3-dev libopenblas-dev libdnnl-dev libboost-context-dev python3-venv python3-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // The compiled backends the runtime's differential tests run on: the CPU
 // always, CUDA where a device is present (otherwise its cases skip, saying
-// why). One entry point compiles and runs a module under a strategy.
+// why), and the same CUDA kernels under the emulator (cuda-sim) wherever
+// NVRTC is. One entry point compiles and runs a module under a strategy.
 #pragma once
 
 #include <filesystem>
@@ -15,20 +16,38 @@
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
+#include "seam/runtime/nvrtc.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
 
 namespace seam::testing {
 
-enum class Backend { kCpu, kCuda };
+enum class Backend { kCpu, kCuda, kCudaSim };
 
-inline const char* BackendName(Backend b) { return b == Backend::kCpu ? "cpu" : "cuda"; }
+inline const char* BackendName(Backend b) {
+  return b == Backend::kCpu ? "cpu" : b == Backend::kCuda ? "cuda" : "cuda-sim";
+}
 
-inline std::vector<Backend> AllBackends() { return {Backend::kCpu, Backend::kCuda}; }
+// What test cases on `b` are named after: "", "_cuda", "_cuda_sim".
+inline const char* BackendSuffix(Backend b) {
+  return b == Backend::kCpu ? "" : b == Backend::kCuda ? "_cuda" : "_cuda_sim";
+}
+
+inline std::vector<Backend> AllBackends() {
+  return {Backend::kCpu, Backend::kCuda, Backend::kCudaSim};
+}
 
 // Ok when `backend` can run here.
 inline absl::Status BackendPresent(Backend backend) {
-  return backend == Backend::kCpu ? absl::OkStatus() : runtime::CudaDevicePresent();
+  switch (backend) {
+    case Backend::kCpu:
+      return absl::OkStatus();
+    case Backend::kCuda:
+      return runtime::CudaDevicePresent();
+    case Backend::kCudaSim:
+      return runtime::NvrtcAvailable();
+  }
+  return absl::OkStatus();
 }
 
 struct CompiledRun {
@@ -52,9 +71,10 @@ inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::
     run.compiled_kernels = (*compiled)->stats().compiled_kernels;
     run.result = (*compiled)->Run(arguments);
   };
-  if (backend == Backend::kCuda) {
+  if (backend != Backend::kCpu) {
     runtime::CudaExecutableOptions options;
     options.strategy = strategy;
+    options.emulate = backend == Backend::kCudaSim;
     go(runtime::CudaExecutable::Compile(module, options));
   } else {
     runtime::ExecutableOptions options;

@@ -1,10 +1,11 @@
 // Every corpus module the interpreter runs in CI time, and every module of
 // the benchmark suite (bench/workloads), also runs compiled on
-// the CPU backend, and on the CUDA backend where a device is present, under
-// each fusion strategy (none, xla, stitch), after the default pipeline, and must equal the interpreter on the module as written
-// (same random inputs, seed 0; RewriteTolerance: f32 1e-3 and bf16 3e-2
-// relative, scaled by each array's largest magnitude). The oracle
-// accumulates bf16/f16 reductions in f32, as the kernels do.
+// the CPU backend, on the CUDA backend where a device is present and under
+// the CUDA emulator (cuda-sim), under
+// each fusion strategy (none, xla, stitch), after the default pipeline, and must equal the
+// interpreter on the module as written (same random inputs, seed 0; RewriteTolerance: f32 1e-3 and
+// bf16 3e-2 relative, scaled by each array's largest magnitude). The oracle accumulates bf16/f16
+// reductions in f32, as the kernels do.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -207,10 +208,11 @@ INSTANTIATE_TEST_SUITE_P(Workloads, DefaultNumerics,
                          ::testing::ValuesIn(HalfPrecision(Workloads())),
                          [](const auto& info) { return NameOf(info.param); });
 
-// "<module>" on the CPU, "<module>_cuda" on a GPU.
+// "<module>" on the CPU, "<module>_cuda" on a GPU, "<module>_cuda_sim"
+// emulated.
 std::string CaseName(const ::testing::TestParamInfo<std::tuple<std::string, Backend>>& info) {
   const auto& [file, backend] = info.param;
-  return NameOf(file) + (backend == Backend::kCpu ? "" : "_cuda");
+  return NameOf(file) + testing::BackendSuffix(backend);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, Differential,

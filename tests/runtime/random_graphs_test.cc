@@ -1,10 +1,9 @@
 // Random memory-intensive graphs (random_graph.h) through every fusion
-// strategy on the CPU backend, and on the CUDA backend where a device is
-// present, against the interpreter: 2,000 graphs per run, 100 to a module
-// so each strategy compiles 20 shared objects (or cubins); on the CPU,
-// stitch once more with every output written by non-temporal stores. A
-// mismatch prints the smallest prefix of the failing graph that still
-// fails, as a module to feed `seam run --fusion=... --verify --passes=none`.
+// strategy on the CPU backend, on the CUDA backend where a device is
+// present and under the CUDA emulator, against the interpreter: 2,000 graphs per run, 100 to a
+// module so each strategy compiles 20 shared objects (or cubins); on the CPU, stitch once more with
+// every output written by non-temporal stores. A mismatch prints the smallest prefix of the failing
+// graph that still fails, as a module to feed `seam run --fusion=... --verify --passes=none`.
 #include "absl/strings/str_cat.h"
 #include "backends.h"
 #include "gtest/gtest.h"
@@ -128,9 +127,9 @@ TEST_P(RandomGraphs, EveryStrategyMatchesTheInterpreter) {
   }
 }
 
-// "<index>" on the CPU, "<index>_cuda" on a GPU.
+// "<index>" on the CPU, "<index>_cuda" on a GPU, "<index>_cuda_sim" emulated.
 std::string CaseName(const ::testing::TestParamInfo<std::tuple<int, Backend>>& info) {
-  return absl::StrCat(std::get<0>(info.param), std::get<1>(info.param) == Backend::kCpu ? "" : "_cuda");
+  return absl::StrCat(std::get<0>(info.param), BackendSuffix(std::get<1>(info.param)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modules, RandomGraphs,

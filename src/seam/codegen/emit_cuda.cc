@@ -46,16 +46,17 @@ class CudaKernelEmitter {
   absl::StatusOr<CudaKernel> Emit() {
     kernel_.name = ir_.name;
     kernel_.threads = BlockThreads();
+    kernel_.parameters = static_cast<int64_t>(ir_.buffers.size());
     std::vector<bool> barrier = BarrierBeforePhase(ir_);
     kernel_.grid_barriers = std::find(barrier.begin(), barrier.end(), true) != barrier.end();
     std::vector<std::string> params, aligned;
     for (size_t k = 0; k < ir_.buffers.size(); ++k) {
       const KernelBuffer& b = ir_.buffers[k];
       bool in = b.storage == Storage::kInput;
-      std::string type = absl::StrCat(in ? "const " : "", StorageType(b.dtype), "*");
-      params.push_back(absl::StrCat(type, " __restrict__ b", k, "_"));
-      aligned.push_back(absl::StrCat(type, " __restrict__ b", k, " = static_cast<", type,
-                                     ">(__builtin_assume_aligned(b", k, "_, 16));"));
+      std::string element = absl::StrCat(in ? "const " : "", StorageType(b.dtype));
+      params.push_back(absl::StrCat(element, "* __restrict__ b", k, "_"));
+      aligned.push_back(absl::StrCat("const seam_global<", element, "> b", k,
+                                     " = seam_assume_aligned(b", k, "_);"));
     }
     Line(0, absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", kernel_.threads, ") ",
                          ir_.name, "(", absl::StrJoin(params, ", "), ") {"));
@@ -68,7 +69,8 @@ class CudaKernelEmitter {
         text_ += lambda;
       }
     }
-    SEAM_RETURN_IF_ERROR(EmitTileBuffers());
+    CarveTiles();
+    const size_t shared_at = text_.size();
     if (kernel_.grid_barriers) Line(2, "cooperative_groups::grid_group seam_grid = cooperative_groups::this_grid();");
     for (size_t k = 0; k < ir_.stages.size();) {
       size_t end = k + 1;
@@ -82,6 +84,8 @@ class CudaKernelEmitter {
       k = end;
     }
     Line(0, "}");
+    SEAM_RETURN_IF_ERROR(CheckSharedFits());
+    text_.insert(shared_at, shared_);
     kernel_.source = std::move(text_);
     return kernel_;
   }
@@ -101,28 +105,39 @@ class CudaKernelEmitter {
     return std::min(limit, NextPowerOfTwo(widest));
   }
 
-  // Tile buffers carved out of dynamic shared memory, 16-byte aligned.
-  absl::Status EmitTileBuffers() {
-    std::vector<std::string> carve;
+  // Tile buffers: the stages' regional values.
+  void CarveTiles() {
     for (const Stage& s : ir_.stages) {
       for (const Instruction* v : s.roots) {
         if (!ir_.tile_stage.contains(v)) continue;
         DType t = v->shape().dtype();
         int64_t elements = std::max<int64_t>(1, s.mapping.rows_per_block * TileElementsPerRow(ir_, v));
-        carve.push_back(absl::StrCat(TileType(t), "* const ", TileName(ir_, v), " = reinterpret_cast<",
-                                     TileType(t), "*>(seam_shared + ", kernel_.shared_bytes, ");"));
-        kernel_.shared_bytes += CeilDiv(elements * TileElementBytes(t), 16) * 16;
+        CarveShared(TileType(t), TileName(ir_, v), elements, TileElementBytes(t));
       }
     }
+  }
+
+  // The block's shared arrays are carved out of its dynamic shared memory
+  // at 16-byte boundaries, declared at the top of the kernel (`shared_`).
+  void CarveShared(const std::string& type, const std::string& name, int64_t elements,
+                   int64_t element_bytes) {
+    absl::StrAppend(&shared_, Ind(2), "const seam_shared<", type, "> ", name,
+                    " = seam_shared_array<", type, ">(", kernel_.shared_bytes, ", ", elements,
+                    ");\n");
+    kernel_.shared_bytes += CeilDiv(elements * element_bytes, 16) * 16;
+  }
+
+  absl::Status CheckSharedFits() const {
     if (device_.onchip_bytes_per_block > 0 && kernel_.shared_bytes > device_.onchip_bytes_per_block) {
       return absl::UnimplementedError(absl::StrCat(
-          "tile buffers need ", kernel_.shared_bytes, " bytes of shared memory, a block of ",
+          "shared arrays need ", kernel_.shared_bytes, " bytes of shared memory, a block of ",
           device_.name, " has ", device_.onchip_bytes_per_block));
     }
-    if (carve.empty()) return absl::OkStatus();
-    Line(2, "extern __shared__ __align__(16) unsigned char seam_shared[];");
-    for (const std::string& line : carve) Line(2, line);
     return absl::OkStatus();
+  }
+
+  static std::string WarpsName(size_t stage, size_t reduction) {
+    return absl::StrCat("warps_", stage, "_", reduction);
   }
 
   // Stores root `v` (computed as `value`) at linear index `linear`.
@@ -297,17 +312,17 @@ class CudaKernelEmitter {
     if (lanes_ <= kWarp) return;
     int64_t warps_per_row = lanes_ / kWarp;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      std::string warps = absl::StrCat("warps_", stage, "_", j);
-      Line(indent, absl::StrCat("__shared__ ", ComputeType(s.reductions[j]->shape().dtype()), " ",
-                                warps, "[", kernel_.threads / kWarp, "];"));
-      Line(indent, absl::StrCat("__shared__ bool ", warps, "_has[", kernel_.threads / kWarp, "];"));
+      std::string warps = WarpsName(stage, j);
+      DType t = s.reductions[j]->shape().dtype();
+      CarveShared(ComputeType(t), warps, kernel_.threads / kWarp, TileElementBytes(t));
+      CarveShared("bool", warps + "_has", kernel_.threads / kWarp, 1);
       Line(indent, absl::StrCat("if (threadIdx.x % ", kWarp, " == 0) { ", warps, "[threadIdx.x / ",
                                 kWarp, "] = acc", j, "; ", warps, "_has[threadIdx.x / ", kWarp,
                                 "] = has", j, "; }"));
     }
     Line(indent, "__syncthreads();");
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      std::string warps = absl::StrCat("warps_", stage, "_", j);
+      std::string warps = WarpsName(stage, j);
       std::string first = absl::StrCat("lr * ", warps_per_row);
       Line(indent, absl::StrCat("acc", j, " = ", warps, "[", first, "];"));
       Line(indent, absl::StrCat("has", j, " = ", warps, "_has[", first, "];"));
@@ -416,6 +431,7 @@ class CudaKernelEmitter {
   int64_t max_threads_;
   CudaKernel kernel_;
   std::string text_;
+  std::string shared_;  // the shared arrays' declarations
   int64_t group_ = 1;  // rows a block works on at once in the current tile phase
   int64_t lanes_ = 1;  // threads per row in the current tile phase
 };

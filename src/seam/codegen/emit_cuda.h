@@ -24,6 +24,7 @@ namespace seam::codegen {
 struct CudaKernel {
   std::string name;
   std::string source;  // the __global__ function, without the prelude
+  int64_t parameters = 0;  // buffers, b0 .. b<parameters - 1>
   int64_t threads = 0;  // per block (also its __launch_bounds__)
   int64_t shared_bytes = 0;  // dynamic shared memory: the tile buffers
   int64_t max_blocks = 1;  // blocks beyond this find no work

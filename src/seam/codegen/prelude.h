@@ -13,6 +13,8 @@ namespace seam::codegen {
 extern const char kScalarOpsSource[];
 extern const char kFloat16Source[];
 extern const char kCpuKernelAbiSource[];
+extern const char kCudaSimAbiSource[];
+extern const char kCudaSimBuiltinsSource[];
 // Helpers every target's prelude holds (prelude.cc).
 extern const char kPortableHelpers[];
 
@@ -21,5 +23,9 @@ std::string CpuPrelude();
 // The CUDA C++ prelude for NVRTC (prelude_cuda.cc): the same semantics on
 // libcu++ (cuda::std) and CUDA's math library, compiled as device code.
 std::string CudaPrelude();
+// The prelude of the same kernels compiled for the host by the CUDA
+// emulator (cuda-sim): CUDA's built-ins on the CPU (cuda_sim_builtins.h),
+// then the same semantics and helpers.
+std::string CudaSimPrelude();
 
 }  // namespace seam::codegen

@@ -24,6 +24,63 @@ std::string WithoutDirectives(const char* source) {
   return absl::StrJoin(kept, "\n");
 }
 
+// What kernel bodies use on either device, the GPU's or the emulator's:
+// the scalar semantics, then the helpers below (after each device's
+// built-ins, which they call).
+std::string KernelHelpers() {
+  return absl::StrCat(WithoutDirectives(kScalarOpsSource), "\n", WithoutDirectives(kFloat16Source),
+                      "\nnamespace {\n", kPortableHelpers, R"(
+// CUDA's expf, tanhf, logf, expm1f, log1pf and erff are within 2 ulp, as the CPU
+// polynomials are.
+inline float seam_exp(float x) { return ::expf(x); }
+inline float seam_tanh(float x) { return ::tanhf(x); }
+inline float seam_log(float x) { return ::logf(x); }
+inline float seam_expm1(float x) { return ::expm1f(x); }
+inline float seam_log1p(float x) { return ::log1pf(x); }
+inline float seam_erf(float x) { return ::erff(x); }
+inline int64_t seam_imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// One butterfly step of a warp reduction: lane i gets lane (i ^ mask)'s v.
+template <typename T>
+inline T seam_shfl_xor(T v, int mask) {
+  if constexpr (sizeof(T) == 8) {
+    return cuda::std::bit_cast<T>(__shfl_xor_sync(0xffffffffu, cuda::std::bit_cast<long long>(v), mask));
+  } else if constexpr (cuda::std::is_same_v<T, float>) {
+    return __shfl_xor_sync(0xffffffffu, v, mask);
+  } else {
+    return static_cast<T>(__shfl_xor_sync(0xffffffffu, static_cast<int>(v), mask));
+  }
+}
+
+template <typename T>
+struct seam_same {
+  using type = T;
+};
+
+// Folds a reduction's (value, has-value) pair with another's: lanes that
+// saw no element hold nothing, so a reduce's init is applied exactly once,
+// after the lanes are combined, whatever it is. (`other` is not deduced:
+// it may be an element of a shared array.)
+template <typename T, typename F>
+inline void seam_merge(T& acc, bool& has, typename seam_same<T>::type other, bool other_has, F f) {
+  acc = has && other_has ? f(acc, other) : (has ? acc : other);
+  has = has || other_has;
+}
+
+// Butterfly over `width` lanes (a power of two up to 32): every lane ends
+// with the combination of all of them.
+template <typename T, typename F>
+inline void seam_fold_lanes(T& acc, bool& has, int width, F f) {
+  for (int off = width / 2; off > 0; off >>= 1) {
+    const T other = seam_shfl_xor(acc, off);
+    const bool other_has = seam_shfl_xor(has, off);
+    seam_merge(acc, has, other, other_has, f);
+  }
+}
+}  // namespace
+)");
+}
+
 }  // namespace
 
 std::string CudaPrelude() {
@@ -54,52 +111,39 @@ using cuda::std::uint8_t;
 using cuda::std::uint16_t;
 using cuda::std::uint32_t;
 using cuda::std::uint64_t;
+
+// Global and shared memory as kernels spell them (the emulator checks
+// every access through the same names): buffers are 16-byte aligned and
+// never alias; shared arrays are carved out of the dynamic shared memory.
+template <typename T> using seam_global = T* __restrict__;
+template <typename T> using seam_shared = T*;
+template <typename T> inline T* seam_assume_aligned(T* p) {
+  return static_cast<T*>(__builtin_assume_aligned(p, 16));
+}
+template <typename T> inline T* seam_shared_array(int64_t offset, int64_t) {
+  extern __shared__ __align__(16) unsigned char seam_dynamic_shared[];
+  return reinterpret_cast<T*>(seam_dynamic_shared + offset);
+}
 )",
-                      WithoutDirectives(kScalarOpsSource), "\n", WithoutDirectives(kFloat16Source),
-                      "\nnamespace {\n", kPortableHelpers, R"(
-// CUDA's expf, tanhf, logf, expm1f, log1pf and erff are within 2 ulp, as the CPU
-// polynomials are.
-inline float seam_exp(float x) { return ::expf(x); }
-inline float seam_tanh(float x) { return ::tanhf(x); }
-inline float seam_log(float x) { return ::logf(x); }
-inline float seam_expm1(float x) { return ::expm1f(x); }
-inline float seam_log1p(float x) { return ::log1pf(x); }
-inline float seam_erf(float x) { return ::erff(x); }
-inline int64_t seam_imin(int64_t a, int64_t b) { return a < b ? a : b; }
-
-// One butterfly step of a warp reduction: lane i gets lane (i ^ mask)'s v.
-template <typename T>
-inline T seam_shfl_xor(T v, int mask) {
-  if constexpr (sizeof(T) == 8) {
-    return cuda::std::bit_cast<T>(__shfl_xor_sync(0xffffffffu, cuda::std::bit_cast<long long>(v), mask));
-  } else if constexpr (cuda::std::is_same_v<T, float>) {
-    return __shfl_xor_sync(0xffffffffu, v, mask);
-  } else {
-    return static_cast<T>(__shfl_xor_sync(0xffffffffu, static_cast<int>(v), mask));
-  }
+                      KernelHelpers());
 }
 
-// Folds a reduction's (value, has-value) pair with another's: lanes that
-// saw no element hold nothing, so a reduce's init is applied exactly once,
-// after the lanes are combined, whatever it is.
-template <typename T, typename F>
-inline void seam_merge(T& acc, bool& has, T other, bool other_has, F f) {
-  acc = has && other_has ? f(acc, other) : (has ? acc : other);
-  has = has || other_has;
-}
-
-// Butterfly over `width` lanes (a power of two up to 32): every lane ends
-// with the combination of all of them.
-template <typename T, typename F>
-inline void seam_fold_lanes(T& acc, bool& has, int width, F f) {
-  for (int off = width / 2; off > 0; off >>= 1) {
-    const T other = seam_shfl_xor(acc, off);
-    const bool other_has = seam_shfl_xor(has, off);
-    seam_merge(acc, has, other, other_has, f);
-  }
-}
-}  // namespace
-)");
+std::string CudaSimPrelude() {
+  return absl::StrCat(R"(// Generated by Seam (CUDA C++ for the host: cuda-sim).
+#line 1 "cuda-sim prelude"
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <source_location>
+#include <type_traits>
+#include <utility>
+)",
+                      WithoutDirectives(kCudaSimAbiSource), "\n",
+                      WithoutDirectives(kCudaSimBuiltinsSource), "\n", KernelHelpers());
 }
 
 }  // namespace seam::codegen

@@ -28,6 +28,7 @@ absl::StatusOr<CudaProgram> RenderForCuda(
   if (!device.ok()) return device.status();
   auto start = std::chrono::steady_clock::now();
   CudaProgram program;
+  program.name = module.name();
   fusion::PlanOptions options;
   options.strategy = strategy;
   options.device = *device;

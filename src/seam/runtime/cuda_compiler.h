@@ -31,6 +31,7 @@ struct CudaKernelResources {
 };
 
 struct CudaProgram {
+  std::string name;  // the module's
   fusion::FusionPlan plan;
   // Distinct kernels (identical ones share a symbol: symbol_of).
   std::vector<codegen::CudaKernel> kernels;

@@ -255,14 +255,14 @@ absl::Status DevicePresent() {
 // DeviceBuffer.
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : context_(std::exchange(other.context_, nullptr)),
+    : owner_(std::exchange(other.owner_, nullptr)),
       ptr_(std::exchange(other.ptr_, 0)),
       bytes_(std::exchange(other.bytes_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     Free();
-    context_ = std::exchange(other.context_, nullptr);
+    owner_ = std::exchange(other.owner_, nullptr);
     ptr_ = std::exchange(other.ptr_, 0);
     bytes_ = std::exchange(other.bytes_, 0);
   }
@@ -272,10 +272,8 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 DeviceBuffer::~DeviceBuffer() { Free(); }
 
 void DeviceBuffer::Free() {
-  if (ptr_ != 0 && context_ != nullptr && context_->MakeCurrent().ok()) {
-    TheDriver().mem_free(ptr_);
-  }
-  context_ = nullptr;
+  if (ptr_ != 0 && owner_ != nullptr) owner_->Free(ptr_);
+  owner_ = nullptr;
   ptr_ = 0;
   bytes_ = 0;
 }
@@ -392,6 +390,10 @@ absl::Status Context::MakeCurrent() const {
     return Error(rc, absl::StrCat("cuCtxSetCurrent(device ", ordinal_, ")"));
   }
   return absl::OkStatus();
+}
+
+void Context::Free(DevicePointer ptr) const {
+  if (MakeCurrent().ok()) TheDriver().mem_free(ptr);
 }
 
 absl::StatusOr<DeviceBuffer> Context::Allocate(int64_t bytes) {

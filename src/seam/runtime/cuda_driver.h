@@ -47,11 +47,23 @@ struct DeviceInfo {
 
 class Context;
 
+// Who hands out device memory and takes it back: a driver context, or the
+// emulator of one (cuda_sim.h).
+class MemoryOwner {
+ public:
+  virtual void Free(DevicePointer ptr) const = 0;
+
+ protected:
+  ~MemoryOwner() = default;
+};
+
 // Device memory, freed when the owner goes away (a failure to free is
 // ignored there, as nothing could be done about it).
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
+  DeviceBuffer(const MemoryOwner* owner, DevicePointer ptr, int64_t bytes)
+      : owner_(owner), ptr_(ptr), bytes_(bytes) {}
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -62,12 +74,9 @@ class DeviceBuffer {
   int64_t bytes() const { return bytes_; }
 
  private:
-  friend class Context;
-  DeviceBuffer(Context* context, DevicePointer ptr, int64_t bytes)
-      : context_(context), ptr_(ptr), bytes_(bytes) {}
   void Free();
 
-  Context* context_ = nullptr;
+  const MemoryOwner* owner_ = nullptr;
   DevicePointer ptr_ = 0;
   int64_t bytes_ = 0;
 };
@@ -127,7 +136,7 @@ class Module {
   ModuleHandle handle_;
 };
 
-class Context {
+class Context final : public MemoryOwner {
  public:
   // Retains the primary context of device `ordinal`; Unavailable ("no
   // CUDA device: ...") without a driver or such a device.
@@ -142,6 +151,8 @@ class Context {
 
   // Binds this context to the calling thread (every call below does it).
   absl::Status MakeCurrent() const;
+
+  void Free(DevicePointer ptr) const override;
 
   absl::StatusOr<DeviceBuffer> Allocate(int64_t bytes);
   absl::Status CopyToDevice(DevicePointer destination, const void* source, int64_t bytes);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
 #include "seam/runtime/blas_dot.h"
+#include "seam/runtime/cuda_sim.h"
 #include "seam/runtime/host_blas.h"
 #include "seam/util/status_macros.h"
 
@@ -17,7 +18,7 @@ namespace seam::runtime {
 // kernel still reads it is only reused by work queued after that kernel.
 class CudaExecutable::DevicePool : public std::enable_shared_from_this<DevicePool> {
  public:
-  explicit DevicePool(std::shared_ptr<cuda::Context> context) : context_(std::move(context)) {}
+  explicit DevicePool(std::shared_ptr<GpuDevice> device) : device_(std::move(device)) {}
 
   absl::StatusOr<std::shared_ptr<cuda::DeviceBuffer>> Take(int64_t bytes) {
     bytes = std::max<int64_t>(bytes, 1);
@@ -26,11 +27,12 @@ class CudaExecutable::DevicePool : public std::enable_shared_from_this<DevicePoo
     if (!free.empty()) {
       buffer = std::move(free.back());
       free.pop_back();
+      device_->Recycle(buffer);
     } else {
-      absl::StatusOr<cuda::DeviceBuffer> fresh = context_->Allocate(bytes);
+      absl::StatusOr<cuda::DeviceBuffer> fresh = device_->Allocate(bytes);
       if (!fresh.ok() && absl::IsResourceExhausted(fresh.status())) {
         free_.clear();  // memory held for other sizes goes back to the device first
-        fresh = context_->Allocate(bytes);
+        fresh = device_->Allocate(bytes);
       }
       if (!fresh.ok()) return fresh.status();
       buffer = *std::move(fresh);
@@ -45,7 +47,7 @@ class CudaExecutable::DevicePool : public std::enable_shared_from_this<DevicePoo
   }
 
  private:
-  std::shared_ptr<cuda::Context> context_;
+  std::shared_ptr<GpuDevice> device_;
   absl::flat_hash_map<int64_t, std::vector<cuda::DeviceBuffer>> free_;
 };
 
@@ -67,7 +69,7 @@ absl::StatusOr<const DeviceValue*> Find(const Values& values, const Instruction*
 
 }  // namespace
 
-Programs ScheduleCudaProgram(const CudaProgram& program) {
+Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm) {
   // The kernels were generated and compiled before: a kernel's code is
   // the symbol it was compiled under.
   GenerateKernel generate{
@@ -81,26 +83,25 @@ Programs ScheduleCudaProgram(const CudaProgram& program) {
     return HostBlasServes(i) ? "host BLAS, operands to the host and back"
                              : "interpreter, operands to the host and back";
   };
-  return BuildPrograms(program.plan, generate, CublasServes, describe_fallback);
+  auto on_device = [gemm](const Instruction& dot) { return gemm && CublasTakes(dot); };
+  return BuildPrograms(program.plan, generate, on_device, describe_fallback);
 }
 
-bool CublasServes(const Instruction& dot) {
+bool CublasTakes(const Instruction& dot) {
   if (dot.opcode() != Opcode::kDot || !BlasHandles(dot)) return false;
-  static const bool present = cuda::CublasVersion().ok();
   DType in = dot.operand(0)->shape().dtype(), out = dot.shape().dtype();
   bool types = dot.operand(1)->shape().dtype() == in &&
                (out == in || ((in == DType::kBF16 || in == DType::kF16) && out == DType::kF32));
-  return present && types && GemmOfDot(dot).InPlace();
+  return types && GemmOfDot(dot).InPlace();
 }
 
 CudaExecutable::~CudaExecutable() {
   // Work still queued (after a failed run) finishes before its memory and
   // code go; then values and kernels go before the pool and the context.
-  if (context_ != nullptr) context_->Synchronize().IgnoreError();
+  if (device_ != nullptr) device_->Synchronize().IgnoreError();
   constants_.clear();
   launches_.clear();
   loaded_.reset();
-  blas_.reset();
 }
 
 absl::StatusOr<std::unique_ptr<CudaExecutable>> CudaExecutable::Compile(
@@ -113,21 +114,24 @@ absl::StatusOr<std::unique_ptr<CudaExecutable>> CudaExecutable::Compile(
 absl::Status CudaExecutable::Build(const Module& module, const CudaExecutableOptions& options) {
   module_ = &module;
   evaluator_.set_wide_accumulation(true);  // as the kernels accumulate
-  SEAM_ASSIGN_OR_RETURN(std::unique_ptr<cuda::Context> context, cuda::Context::Open());
-  context_ = std::move(context);
-  pool_ = std::make_shared<DevicePool>(context_);
-  const std::string arch = context_->info().Arch();
+  SEAM_ASSIGN_OR_RETURN(device_,
+                        options.emulate ? OpenCudaSimDevice(options.target) : OpenCudaDevice());
+  pool_ = std::make_shared<DevicePool>(device_);
+  const cuda::DeviceInfo& info = device_->info();
+  const std::string arch = info.Arch();
   if (absl::StatusOr<fusion::DeviceSpec> spec = DeviceSpecForTarget(arch); !spec.ok()) {
-    return absl::UnimplementedError(absl::StrCat("device ", context_->info().name, " is ", arch,
-                                                 ": ", spec.status().message()));
+    return absl::UnimplementedError(
+        absl::StrCat("device ", info.name, " is ", arch, ": ", spec.status().message()));
   }
   // PTX only when it is dumped: the device loads the cubin.
   SEAM_ASSIGN_OR_RETURN(program_, CompileForCuda(module, options.strategy, arch,
                                                  /*with_ptx=*/!options.dump_to.empty()));
+  if (options.rewrite_program) options.rewrite_program(program_);
   if (!options.dump_to.empty()) {
     SEAM_RETURN_IF_ERROR(WriteCudaProgram(options.dump_to, module.name(), arch, program_));
+    if (options.emulate) SEAM_RETURN_IF_ERROR(WriteCudaSimSource(options.dump_to, program_));
   }
-  Programs programs = ScheduleCudaProgram(program_);
+  Programs programs = ScheduleCudaProgram(program_, device_->HasGemm());
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
   stats_.compiled_kernels = programs.compiled_kernels;
@@ -139,31 +143,27 @@ absl::Status CudaExecutable::Build(const Module& module, const CudaExecutableOpt
   stats_.compile_seconds = program_.ptx.seconds + program_.cubin.seconds;
   stats_.cache_hit = program_.cubin.cache_hit;
   stats_.shared_object = program_.cubin.path;
-  if (programs.library_calls > 0) {
-    SEAM_ASSIGN_OR_RETURN(blas_, cuda::Blas::Create(*context_));
-  }
   if (program_.kernels.empty()) return absl::OkStatus();
 
-  SEAM_ASSIGN_OR_RETURN(loaded_, context_->Load(program_.cubin.cubin));
+  SEAM_ASSIGN_OR_RETURN(loaded_, device_->Load(program_));
   absl::flat_hash_map<std::string, int> launch_of;
   for (size_t k = 0; k < program_.kernels.size(); ++k) {
     const codegen::CudaKernel& kernel = program_.kernels[k];
-    SEAM_ASSIGN_OR_RETURN(cuda::Function function, loaded_->Function(kernel.name));
     cuda::LaunchShape shape{program_.resources[k].grid, kernel.threads, kernel.shared_bytes,
                             kernel.grid_barriers};
     if (shape.cooperative) {
       // Every block of a kernel with grid barriers must be resident: the
       // plan assumed the target's SM count, the device may have fewer.
-      SEAM_ASSIGN_OR_RETURN(int per_sm, function.MaxActiveBlocksPerMultiprocessor(
-                                            shape.threads, shape.dynamic_shared_bytes));
+      SEAM_ASSIGN_OR_RETURN(int per_sm, loaded_->MaxActiveBlocksPerMultiprocessor(
+                                            k, shape.threads, shape.dynamic_shared_bytes));
       if (per_sm == 0) {
-        return absl::ResourceExhaustedError(absl::StrCat("kernel ", kernel.name, " fits no block on an SM of ",
-                                                         context_->info().name));
+        return absl::ResourceExhaustedError(
+            absl::StrCat("kernel ", kernel.name, " fits no block on an SM of ", info.name));
       }
-      shape.grid = std::min<int64_t>(shape.grid, int64_t{per_sm} * context_->info().multiprocessors);
+      shape.grid = std::min<int64_t>(shape.grid, int64_t{per_sm} * info.multiprocessors);
     }
     launch_of[kernel.name] = static_cast<int>(launches_.size());
-    launches_.push_back({function, shape});
+    launches_.push_back({k, shape});
   }
   for (auto& [computation, program] : programs_) {
     for (Step& s : program->steps) {
@@ -191,7 +191,8 @@ absl::StatusOr<DeviceValue> CudaExecutable::Send(const Literal& value) {
   }
   SEAM_ASSIGN_OR_RETURN(sent.buffer, Allocate(value.shape()));
   int64_t bytes = ArrayBytes(value.shape());
-  if (bytes > 0) SEAM_RETURN_IF_ERROR(context_->CopyToDevice(sent.buffer->ptr(), value.bytes().data(), bytes));
+  if (bytes > 0)
+    SEAM_RETURN_IF_ERROR(device_->CopyToDevice(sent.buffer->ptr(), value.bytes().data(), bytes));
   return sent;
 }
 
@@ -206,7 +207,9 @@ absl::StatusOr<Literal> CudaExecutable::Download(const DeviceValue& value) {
   }
   Literal out = Literal::Uninitialized(value.shape);
   int64_t bytes = ArrayBytes(value.shape);
-  if (bytes > 0) SEAM_RETURN_IF_ERROR(context_->CopyToHost(out.mutable_bytes().data(), value.buffer->ptr(), bytes));
+  if (bytes > 0)
+    SEAM_RETURN_IF_ERROR(
+        device_->CopyToHost(out.mutable_bytes().data(), value.buffer->ptr(), bytes));
   return out;
 }
 
@@ -264,7 +267,7 @@ absl::Status CudaExecutable::RunKernel(const Step& step, Values& values) {
   std::vector<void*> arguments;
   for (cuda::DevicePointer& p : pointers) arguments.push_back(&p);
   const Launch& launch = launches_[step.launch];
-  return launch.function.Launch(launch.shape, arguments.data());
+  return loaded_->Launch(launch.kernel, launch.shape, arguments.data());
 }
 
 absl::StatusOr<DeviceValue> CudaExecutable::Interpret(const Instruction& i,
@@ -333,7 +336,7 @@ absl::StatusOr<DeviceValue> CudaExecutable::Gemm(const Instruction& dot, const D
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<cuda::DeviceBuffer> out, Allocate(dot.shape()));
   const DotAsGemm g = GemmOfDot(dot);
   if (g.m * g.n * g.batch == 0 || g.k == 0) {
-    SEAM_RETURN_IF_ERROR(context_->Zero(out->ptr(), ArrayBytes(dot.shape())));  // sums of nothing
+    SEAM_RETURN_IF_ERROR(device_->Zero(out->ptr(), ArrayBytes(dot.shape())));  // sums of nothing
   } else {
     cuda::GemmShape shape;
     shape.dtype = dot.operand(0)->shape().dtype();
@@ -341,7 +344,7 @@ absl::StatusOr<DeviceValue> CudaExecutable::Gemm(const Instruction& dot, const D
     shape.batch = g.batch, shape.m = g.m, shape.n = g.n, shape.k = g.k;
     shape.transpose_a = g.lhs_transposed, shape.transpose_b = g.rhs_transposed;
     shape.stride_a = g.m * g.k, shape.stride_b = g.k * g.n, shape.stride_c = g.m * g.n;
-    SEAM_RETURN_IF_ERROR(blas_->Gemm(shape, lhs.buffer->ptr(), rhs.buffer->ptr(), out->ptr()));
+    SEAM_RETURN_IF_ERROR(device_->Gemm(shape, lhs.buffer->ptr(), rhs.buffer->ptr(), out->ptr()));
   }
   return DeviceValue{dot.shape(), std::move(out), {}};
 }
@@ -389,7 +392,7 @@ absl::StatusOr<DeviceValue> CudaExecutable::RunInstruction(const Instruction& i,
       return RunProgram(*programs_.at(*i.attrs().to_apply), std::move(arguments));
     }
     case Opcode::kDot:
-      if (CublasServes(i)) return Gemm(i, *operands[0], *operands[1]);
+      if (device_->HasGemm() && CublasTakes(i)) return Gemm(i, *operands[0], *operands[1]);
       break;
     default:
       break;

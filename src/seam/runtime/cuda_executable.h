@@ -1,12 +1,14 @@
 // A module compiled for an NVIDIA GPU: its kernels compiled ahead of time
 // for the device's architecture (cuda_compiler.h) and loaded as one cubin,
 // run by the same schedule of steps as on the CPU (program.h) with every
-// value in device memory from step to step. Dots run through cuBLAS; what
+// value in device memory from step to step. The device is a real GPU or
+// its emulation on the CPU (gpu_device.h). Dots run through cuBLAS; what
 // no GPU path covers runs on the host (other dots and convolutions through
 // the host's BLAS, the rest in the interpreter), its operands brought over
 // and its result sent back, and is listed in stats().fallbacks.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,14 +24,22 @@
 #include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_driver.h"
 #include "seam/runtime/executable.h"
+#include "seam/runtime/gpu_device.h"
 #include "seam/runtime/program.h"
 
 namespace seam::runtime {
 
 struct CudaExecutableOptions {
   fusion::Strategy strategy = fusion::Strategy::kStitch;
-  // When set: the plan, the .cu, the .ptx and the .cubin go here.
+  // Run on the CUDA emulator (cuda_sim.h) for `target` instead of device 0.
+  bool emulate = false;
+  std::string target = "sm_90";
+  // When set: the plan, the .cu, the .ptx and the .cubin go here (and
+  // under the emulator, the host C++ it compiles: <module>.sim.cc).
   std::string dump_to;
+  // Applied to the compiled program before it is loaded: for tests that
+  // break emitted kernels on purpose and expect the emulator to say so.
+  std::function<void(CudaProgram&)> rewrite_program;
 };
 
 // A value in device memory: an array's buffer, or a tuple's elements.
@@ -43,9 +53,9 @@ struct DeviceValue {
 
 class CudaExecutable {
  public:
-  // Opens device 0, plans `module` (which should have been through the
-  // default pipeline) for it, compiles and loads its kernels. Unavailable
-  // without a device. The module must outlive this.
+  // Opens device 0 (or the emulator), plans `module` (which should have
+  // been through the default pipeline) for it, compiles and loads its
+  // kernels. Unavailable without a device. The module must outlive this.
   static absl::StatusOr<std::unique_ptr<CudaExecutable>> Compile(const Module& module,
                                                                  const CudaExecutableOptions& options);
   ~CudaExecutable();
@@ -60,14 +70,14 @@ class CudaExecutable {
   absl::StatusOr<DeviceValue> RunOnDevice(const std::vector<DeviceValue>& arguments);
   absl::StatusOr<Literal> Download(const DeviceValue& value);
 
-  cuda::Context& context() { return *context_; }
+  GpuDevice& device() { return *device_; }
   const ExecutableStats& stats() const { return stats_; }
   const fusion::FusionPlan& plan() const { return program_.plan; }
   const CudaProgram& program() const { return program_; }
 
  private:
   struct Launch {
-    cuda::Function function;
+    size_t kernel;  // in program_.kernels
     cuda::LaunchShape shape;
   };
   class DevicePool;
@@ -86,11 +96,10 @@ class CudaExecutable {
   absl::StatusOr<std::shared_ptr<cuda::DeviceBuffer>> Allocate(const Shape& shape);
 
   const Module* module_ = nullptr;
-  std::shared_ptr<cuda::Context> context_;
+  std::shared_ptr<GpuDevice> device_;
   std::shared_ptr<DevicePool> pool_;
-  std::unique_ptr<cuda::Blas> blas_;
   CudaProgram program_;
-  std::unique_ptr<cuda::Module> loaded_;
+  std::unique_ptr<GpuKernels> loaded_;
   absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
   std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
   std::vector<Launch> launches_;
@@ -101,11 +110,12 @@ class CudaExecutable {
 };
 
 // The schedule of steps for `program`: its plan's kernels lowered again
-// and bound by name to the CUDA kernels rendered for them. Needs no device.
-Programs ScheduleCudaProgram(const CudaProgram& program);
+// and bound by name to the CUDA kernels rendered for them, dots cuBLAS
+// takes run on the device where `gemm` (cuBLAS is present). Needs no device.
+Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm = true);
 
-// Whether cuBLAS serves `dot`: float operands and result of one type, each
+// Whether cuBLAS takes `dot`: float operands and result of one type, each
 // operand already a stack of row-major matrices either way round.
-bool CublasServes(const Instruction& dot);
+bool CublasTakes(const Instruction& dot);
 
 }  // namespace seam::runtime

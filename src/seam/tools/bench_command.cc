@@ -151,9 +151,10 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
 // spent queueing launches, library calls and any host fallback's transfers
 // counts too), results handed back before the next run.
 absl::StatusOr<Contender> PrepareCuda(const Module& module, fusion::Strategy strategy,
-                                      const std::vector<Literal>& arguments) {
+                                      const std::vector<Literal>& arguments, bool emulate) {
   runtime::CudaExecutableOptions options;
   options.strategy = strategy;
+  options.emulate = emulate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::CudaExecutable> executable,
                         runtime::CudaExecutable::Compile(module, options));
   SEAM_ASSIGN_OR_RETURN(std::vector<runtime::DeviceValue> uploaded, executable->Upload(arguments));
@@ -163,10 +164,10 @@ absl::StatusOr<Contender> PrepareCuda(const Module& module, fusion::Strategy str
   };
   SEAM_RETURN_IF_ERROR(run());
   Contender contender;
-  contender.run = [executable, run]() { return executable->context().ElapsedSeconds(run); };
+  contender.run = [executable, run]() { return executable->device().ElapsedSeconds(run); };
   contender.finish = [executable](StrategyResult& result) {
     // A kernel that faulted surfaces here, not in the events' times.
-    SEAM_RETURN_IF_ERROR(executable->context().Synchronize());
+    SEAM_RETURN_IF_ERROR(executable->device().Synchronize());
     CountWhatRan(executable->stats(), executable->plan(), result);
     return absl::OkStatus();
   };
@@ -195,10 +196,11 @@ absl::StatusOr<Workload> BenchModule(const BenchOptions& options, std::optional<
     std::fprintf(stderr, "[%d/%d] %s: compiling %s\n", index + 1, count, workload.name.c_str(),
                  name.c_str());
     SEAM_ASSIGN_OR_RETURN(fusion::Strategy strategy, fusion::StrategyByName(name));
-    SEAM_ASSIGN_OR_RETURN(Contender contender,
-                          options.backend == "cuda"
-                              ? PrepareCuda(*module, strategy, arguments)
-                              : PrepareCpu(*module, strategy, arguments, options));
+    SEAM_ASSIGN_OR_RETURN(
+        Contender contender,
+        options.backend != "cpu"
+            ? PrepareCuda(*module, strategy, arguments, options.backend == "cuda-sim")
+            : PrepareCpu(*module, strategy, arguments, options));
     contenders.push_back(std::move(contender));
   }
   std::fprintf(stderr, "[%d/%d] %s: timing, %d rounds\n", index + 1, count, workload.name.c_str(),
@@ -273,6 +275,11 @@ void PrintJson(const std::string& backend, const std::string& passes, double cop
 
 void PrintTable(const std::string& backend, double copy_gbps,
                 const std::vector<std::string>& strategies, const std::vector<Workload>& workloads) {
+  if (backend == "cuda-sim") {
+    std::printf(
+        "cuda-sim: the CUDA kernels emulated on the CPU; these times are the emulator's, "
+        "not a GPU's\n");
+  }
   std::printf("copy bandwidth: %.1f GB/s (%s)\n", copy_gbps,
               backend == "cuda" ? "device-to-device copy of 1 GiB, timed by events"
                                 : "pool copy, the kernels' compiler and flags");
@@ -337,8 +344,10 @@ absl::StatusOr<double> CopyBandwidth(const BenchOptions& options) {
 }
 
 int Bench(const BenchOptions& options) {
-  if (options.backend == "cuda") {
-    if (absl::Status device = CudaBackendAvailable(); !device.ok()) return Fail(device);
+  if (options.backend != "cpu") {
+    if (options.backend == "cuda") {
+      if (absl::Status device = CudaBackendAvailable(); !device.ok()) return Fail(device);
+    }
     if (options.calibrate) {
       return Fail(absl::InvalidArgumentError("--calibrate fits the CPU's constants: use --backend=cpu"));
     }
@@ -411,8 +420,11 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "bench", "Time modules under each fusion strategy against the machine's copy bandwidth");
   command->add_option("FILES", options->files, "HLO text files, one module each")->required();
-  command->add_option("--backend", options->backend, "Where to run: cpu or cuda (an NVIDIA GPU)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
+  command
+      ->add_option("--backend", options->backend,
+                   "Where to run: cpu, cuda (an NVIDIA GPU) or cuda-sim (the CUDA kernels "
+                   "emulated on the CPU: its times say nothing of a GPU's)")
+      ->check(CLI::IsMember({"cpu", "cuda", "cuda-sim"}))
       ->default_val("cpu");
   command->add_option("--strategies", options->strategies,
                       "Comma-separated fusion strategies to time (none, xla, stitch)")

@@ -38,6 +38,7 @@ struct RunOptions {
   std::string output;
   uint64_t seed = 0;
   std::string backend = "cpu";
+  std::string target = "sm_90";  // cuda-sim's
   std::string fusion = "stitch";
   std::string passes;
   std::string dump_to;
@@ -113,7 +114,7 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
 // on a GPU also the host's BLAS).
 void PrintCompiled(const RunOptions& options, const StartUp& start_up,
                    const runtime::ExecutableStats& stats, const fusion::FusionPlan& plan) {
-  bool cuda = options.backend == "cuda";
+  bool cuda = options.backend != "cpu";
   std::printf("compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
               "%lld op kernel(s), %lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
               static_cast<long long>(stats.compiled_kernels), options.fusion.c_str(),
@@ -182,10 +183,12 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
     }
     return result;
   };
-  if (options.backend == "cuda") {
+  if (options.backend == "cuda" || options.backend == "cuda-sim") {
     runtime::CudaExecutableOptions cuda_options;
     cuda_options.strategy = *strategy;
     cuda_options.dump_to = options.dump_to;
+    cuda_options.emulate = options.backend == "cuda-sim";
+    cuda_options.target = options.target;
     absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> executable =
         runtime::CudaExecutable::Compile(module, cuda_options);
     if (!executable.ok()) return executable.status();
@@ -298,11 +301,19 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                       "parameter name or else in order; default: random inputs from --seed");
   command->add_option("--seed", options->seed, "Seed for random inputs")->default_val(0);
   command->add_option("--output", options->output, "Write the outputs to this .npz file");
-  command->add_option("--backend", options->backend,
-                      "Where to run: cpu (compiled kernels), interp (reference interpreter) or "
-                      "cuda (an NVIDIA GPU)")
-      ->check(CLI::IsMember({"cpu", "interp", "cuda"}))
+  command
+      ->add_option("--backend", options->backend,
+                   "Where to run: cpu (compiled kernels), interp (reference interpreter), "
+                   "cuda (an NVIDIA GPU) or cuda-sim (the CUDA kernels on the CPU, under an "
+                   "emulation of CUDA's execution model that checks bounds, races and "
+                   "barriers; slow)")
+      ->check(CLI::IsMember({"cpu", "interp", "cuda", "cuda-sim"}))
       ->default_val("cpu");
+  command
+      ->add_option("--target", options->target,
+                   "cuda-sim: the GPU emulated, sm_80 (A100) or sm_90 (H100)")
+      ->check(CLI::IsMember({"sm_80", "sm_90"}))
+      ->default_val("sm_90");
   command->add_option("--fusion", options->fusion, "cpu, cuda: fusion strategy, none, xla or stitch")
       ->check(CLI::IsMember({"none", "xla", "stitch"}))
       ->default_val("stitch");
