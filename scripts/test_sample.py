@@ -16,23 +16,29 @@ import hashlib
 import re
 import sys
 
-# Families by test-name prefix, and the share of each kept in CI. Every
-# other test always runs.
+# Families by test-name prefix (and suffix: the first family a name
+# matches is its), and the share of each kept in CI. Every other test
+# always runs.
 FAMILIES = [
+    # The CUDA kernels under the emulator (cuda-sim): NVRTC for the launch
+    # shapes, the host compiler, then every thread a fiber.
+    ("Corpus/Differential.", "_cuda_sim", 0.25),
+    ("Workloads/Differential.", "_cuda_sim", 0.5),
+    ("Modules/RandomGraphs.", "_cuda_sim", 0.1),
     # NVRTC compiles every kernel of a module for two architectures.
-    ("Corpus/CudaPtx.", 0.2),
-    ("Workloads/CudaPtx.", 0.3),
-    ("Modules/CudaPtxRandom.", 0.25),
+    ("Corpus/CudaPtx.", "", 0.2),
+    ("Workloads/CudaPtx.", "", 0.3),
+    ("Modules/CudaPtxRandom.", "", 0.25),
     # 100 random graphs a case, compiled under every strategy.
-    ("Modules/RandomGraphs.", 0.25),
+    ("Modules/RandomGraphs.", "", 0.25),
     # The largest corpus modules through every pass, in the interpreter.
-    ("Corpus/LargeModule.", 0.34),
-    ("Corpus/EveryPass.", 0.4),
+    ("Corpus/LargeModule.", "", 0.34),
+    ("Corpus/EveryPass.", "", 0.4),
     # Every corpus module compiled under every strategy.
-    ("Corpus/Differential.", 0.6),
+    ("Corpus/Differential.", "", 0.6),
     # The half-precision modules under the default numerics, each judged
     # with a second, nudged interpreter run where it needs one.
-    ("Corpus/DefaultNumerics.", 0.5),
+    ("Corpus/DefaultNumerics.", "", 0.5),
 ]
 
 
@@ -47,7 +53,8 @@ def main():
   tests = re.findall(r"^\s*Test\s+#(\d+): (.+?)\s*$", sys.stdin.read(), re.MULTILINE)
   run = []
   for number, name in tests:
-    family = [share for prefix, share in FAMILIES if name.startswith(prefix)]
+    family = [share for prefix, suffix, share in FAMILIES
+              if name.startswith(prefix) and name.split("  #")[0].endswith(suffix)]
     if not family or kept(name, seed, family[0]):
       run.append(number)
   print(",".join(["0", "0", "1"] + run))

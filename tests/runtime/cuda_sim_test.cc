@@ -5,7 +5,8 @@
 // launched without a cooperative launch, a launch beyond the target's
 // limits), must each fail the run with the emulator's error naming the
 // kernel, the block, the thread and the line of the .cu. Unbroken, the same
-// kernels match the interpreter. Skips where NVRTC is missing.
+// kernels match the interpreter, under each thread mapping the planner
+// chooses. Skips where NVRTC is missing.
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "backends.h"
 #include "gtest/gtest.h"
 #include "seam/eval/arguments.h"
+#include "seam/fusion/plan_printer.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/nvrtc.h"
 
@@ -65,6 +67,30 @@ ENTRY e {
   ROOT s = f32[128] reduce(p, z), dimensions={0}, to_apply=add
 }
 )";
+
+// Normalizes rows of `dims` (RxC): row sums, then each element divided by
+// its row's.
+std::string RowNormalize(int64_t rows, int64_t columns) {
+  return absl::StrCat(R"(
+HloModule row_normalize
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[)",
+                      rows, ",", columns, R"(] parameter(0)
+  z = f32[] constant(0)
+  s = f32[)",
+                      rows, R"(] reduce(p, z), dimensions={1}, to_apply=add
+  sb = f32[)",
+                      rows, ",", columns, R"(] broadcast(s), dimensions={0}
+  ROOT r = f32[)",
+                      rows, ",", columns, R"(] divide(p, sb)
+}
+)");
+}
 
 using Rewrite = std::function<void(CudaProgram&)>;
 
@@ -130,6 +156,45 @@ TEST_F(CudaSim, UnbrokenKernelsMatchTheInterpreter) {
     absl::StatusOr<Literal> want = oracle.Run(*module_, arguments_);
     ASSERT_TRUE(want.ok()) << want.status();
     EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "the result"), "");
+  }
+}
+
+// Each way the planner maps threads on a GPU, forced by shape, runs
+// under the emulator and matches the interpreter.
+TEST_F(CudaSim, EveryThreadMappingMatchesTheInterpreter) {
+  struct Case {
+    std::string hlo;
+    std::vector<std::string> plan;  // what the plan must say it chose
+  };
+  const std::vector<Case> cases = {
+      // Short rows: 128 rows to a block, 2 threads a row.
+      {RowNormalize(8192, 24), {"pack=128rows/block"}},
+      // Few long rows: each split across blocks, partial sums meeting
+      // after a grid barrier, two tasks per resident block.
+      {RowNormalize(16, 131072), {"split=17blocks/row", "vpack=2tasks/block", "combine: global"}},
+      // Column sums: per-block partials, then a grid barrier.
+      {kColumnSums, {"mapping: column", "combine: global"}},
+      // Rows wider than a warp reduced across warps through shared memory.
+      {kSoftmax, {"mapping: row 64x1024"}},
+  };
+  for (const Case& c : cases) {
+    module_ = testing::ParseFirst(c.hlo, "mapping");
+    ASSERT_NE(module_, nullptr);
+    CudaExecutableOptions options;
+    options.emulate = true;
+    absl::StatusOr<std::unique_ptr<CudaExecutable>> executable =
+        CudaExecutable::Compile(*module_, options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    const std::string plan = fusion::PlanToText((*executable)->plan());
+    for (const std::string& part : c.plan) EXPECT_TRUE(absl::StrContains(plan, part)) << plan;
+    arguments_ = RandomArguments(*module_->entry(), /*seed=*/5);
+    absl::StatusOr<Literal> got = (*executable)->Run(arguments_);
+    ASSERT_TRUE(got.ok()) << got.status();
+    Evaluator oracle;
+    oracle.set_wide_accumulation(true);
+    absl::StatusOr<Literal> want = oracle.Run(*module_, arguments_);
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "the result"), "") << plan;
   }
 }
 
