@@ -23,10 +23,13 @@
 namespace seam::runtime {
 namespace {
 
-// Softmax over rows of 1024: under stitch one kernel whose stages share
-// tile buffers across a block's threads, rows reduced across warps
-// through shared memory.
-constexpr char kSoftmax[] = R"(
+// Softmax over rows of `columns`: under stitch one kernel whose stages
+// share tile buffers across a block's threads, rows wider than a warp
+// reduced across warps through shared memory.
+std::string Softmax(int64_t rows, int64_t columns) {
+  const std::string matrix = absl::StrCat("f32[", rows, ",", columns, "]");
+  const std::string vector = absl::StrCat("f32[", rows, "]");
+  return absl::StrCat(R"(
 HloModule softmax
 max {
   a = f32[] parameter(0)
@@ -39,22 +42,25 @@ add {
   ROOT s = f32[] add(a, b)
 }
 ENTRY e {
-  p = f32[64,1024] parameter(0)
+  p = )", matrix, R"( parameter(0)
   ninf = f32[] constant(-inf)
-  m = f32[64] reduce(p, ninf), dimensions={1}, to_apply=max
-  mb = f32[64,1024] broadcast(m), dimensions={0}
-  d = f32[64,1024] subtract(p, mb)
-  x = f32[64,1024] exponential(d)
+  m = )", vector, R"( reduce(p, ninf), dimensions={1}, to_apply=max
+  mb = )", matrix, R"( broadcast(m), dimensions={0}
+  d = )", matrix, R"( subtract(p, mb)
+  x = )", matrix, R"( exponential(d)
   z = f32[] constant(0)
-  s = f32[64] reduce(x, z), dimensions={1}, to_apply=add
-  sb = f32[64,1024] broadcast(s), dimensions={0}
-  ROOT r = f32[64,1024] divide(x, sb)
+  s = )", vector, R"( reduce(x, z), dimensions={1}, to_apply=add
+  sb = )", matrix, R"( broadcast(s), dimensions={0}
+  ROOT r = )", matrix, R"( divide(x, sb)
 }
-)";
+)");
+}
+
+const std::string kSoftmax = Softmax(64, 1024);
 
 // Column sums of a tall matrix: per-block partial sums, a grid barrier,
 // then each column's partials combined.
-constexpr char kColumnSums[] = R"(
+const std::string kColumnSums = R"(
 HloModule column_sums
 add {
   a = f32[] parameter(0)
@@ -102,7 +108,7 @@ class CudaSim : public ::testing::Test {
 
   // Compiles `hlo` for the emulator, applies `rewrite`, runs it; the
   // result is also compared with the interpreter when the run succeeds.
-  absl::StatusOr<Literal> Run(const char* hlo, const Rewrite& rewrite = nullptr) {
+  absl::StatusOr<Literal> Run(const std::string& hlo, const Rewrite& rewrite = nullptr) {
     module_ = testing::ParseFirst(hlo, "mutation");
     if (module_ == nullptr) return absl::InternalError("does not parse");
     CudaExecutableOptions options;
@@ -118,7 +124,7 @@ class CudaSim : public ::testing::Test {
   // Fails the run of `hlo` with `rewrite` must: with the emulator's error,
   // naming the kernel, block, thread and a line of the .cu, and saying
   // each of `expected`.
-  void ExpectCaught(const char* hlo, const Rewrite& rewrite,
+  void ExpectCaught(const std::string& hlo, const Rewrite& rewrite,
                     const std::vector<std::string>& expected) {
     absl::StatusOr<Literal> result = Run(hlo, rewrite);
     ASSERT_FALSE(result.ok()) << "the broken kernel ran without complaint";
@@ -148,7 +154,7 @@ Rewrite ReplaceInKernels(const std::string& from, const std::string& to) {
 }
 
 TEST_F(CudaSim, UnbrokenKernelsMatchTheInterpreter) {
-  for (const char* hlo : {kSoftmax, kColumnSums}) {
+  for (const std::string& hlo : {kSoftmax, kColumnSums}) {
     absl::StatusOr<Literal> got = Run(hlo);
     ASSERT_TRUE(got.ok()) << got.status();
     Evaluator oracle;
@@ -176,6 +182,9 @@ TEST_F(CudaSim, EveryThreadMappingMatchesTheInterpreter) {
       {kColumnSums, {"mapping: column", "combine: global"}},
       // Rows wider than a warp reduced across warps through shared memory.
       {kSoftmax, {"mapping: row 64x1024"}},
+      // Rows whose exponentials (256 KiB a row) overflow a block's shared
+      // memory: that tile is demoted to global memory.
+      {Softmax(264, 65536), {"demoted: regional values need 262152 bytes per block"}},
   };
   for (const Case& c : cases) {
     module_ = testing::ParseFirst(c.hlo, "mapping");

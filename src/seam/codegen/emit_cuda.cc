@@ -230,7 +230,12 @@ class CudaKernelEmitter {
   // twice; loops are packed up to kBuffersPerLoop buffers.
   static constexpr int64_t kBuffersPerLoop = 16;
 
-  std::vector<std::vector<const Instruction*>> RootLoops(const Stage& s) const {
+  struct RootLoop {
+    std::vector<const Instruction*> roots;
+    int64_t buffers = 0;
+  };
+
+  std::vector<RootLoop> RootLoops(const Stage& s) const {
     const absl::flat_hash_set<const Instruction*> computed = Computed(s);
     const int64_t elements =
         std::accumulate(s.dims.begin(), s.dims.end(), int64_t{1}, std::multiplies<int64_t>());
@@ -278,7 +283,10 @@ class CudaKernelEmitter {
     }
     absl::flat_hash_set<const Instruction*> all;
     for (const auto& b : buffers) all.insert(b.begin(), b.end());
-    if (static_cast<int64_t>(all.size()) <= kBuffersPerLoop) return {s.roots};
+    const auto count = [](const absl::flat_hash_set<const Instruction*>& b) {
+      return static_cast<int64_t>(b.size());
+    };
+    if (count(all) <= kBuffersPerLoop) return {RootLoop{s.roots, count(all)}};
     // Components in the order of their first root, packed into loops.
     std::vector<std::vector<size_t>> components;
     absl::flat_hash_map<size_t, size_t> component_of;
@@ -287,33 +295,37 @@ class CudaKernelEmitter {
       if (fresh) components.emplace_back();
       components[it->second].push_back(k);
     }
-    std::vector<std::vector<const Instruction*>> loops;
+    std::vector<RootLoop> loops;
     absl::flat_hash_set<const Instruction*> in_loop;
     for (const std::vector<size_t>& component : components) {
       absl::flat_hash_set<const Instruction*> mine;
       for (size_t k : component) mine.insert(buffers[k].begin(), buffers[k].end());
-      if (loops.empty() || static_cast<int64_t>(in_loop.size() + mine.size()) > kBuffersPerLoop) {
+      if (loops.empty() || count(in_loop) + count(mine) > kBuffersPerLoop) {
         loops.emplace_back();
         in_loop.clear();
       }
-      for (size_t k : component) loops.back().push_back(s.roots[k]);
+      for (size_t k : component) loops.back().roots.push_back(s.roots[k]);
       in_loop.insert(mine.begin(), mine.end());
+      loops.back().buffers = count(in_loop);
     }
     return loops;
   }
 
   absl::Status EmitElementwise(const Stage& s, int64_t rpb, int64_t bpr) {
-    for (std::vector<const Instruction*>& roots : RootLoops(s)) {
+    for (RootLoop& loop : RootLoops(s)) {
       Stage part = s;
-      part.roots = std::move(roots);
-      SEAM_RETURN_IF_ERROR(EmitElementwiseLoop(part, rpb, bpr));
+      part.roots = std::move(loop.roots);
+      // One chain over more buffers than a loop should hold (a select over
+      // dozens of cache slices) takes one element at a time: unrolled by a
+      // vector it would keep a vector of each live and spill.
+      const int64_t vector = loop.buffers > kBuffersPerLoop ? 1 : Vector(part);
+      SEAM_RETURN_IF_ERROR(EmitElementwiseLoop(part, rpb, bpr, vector));
     }
     return absl::OkStatus();
   }
 
-  absl::Status EmitElementwiseLoop(const Stage& s, int64_t rpb, int64_t bpr) {
+  absl::Status EmitElementwiseLoop(const Stage& s, int64_t rpb, int64_t bpr, int64_t vector) {
     int64_t length = s.RowLength();
-    int64_t vector = Vector(s);
     int64_t chunk = CeilDiv(CeilDiv(length, bpr), vector) * vector;
     Line(6, absl::StrCat("for (int64_t rb = lr; rb < ", rpb, "; rb += ", group_, ") {"));
     Line(8, "const int64_t r = r0 + rb;");

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <boost/context/fiber.hpp>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -20,11 +21,15 @@ constexpr unsigned char kPoison = 0xff;
 // Fiber stacks, reused from launch to launch: a cooperative launch has
 // every thread of its grid live at once, tens of thousands of fibers, so
 // stacks are carved out of large reservations whose pages are only
-// committed when touched.
+// committed when touched. (Guard pages would split a reservation into a
+// mapping per stack, past the kernel's limit on mappings: instead the
+// bottom of each stack holds a canary, checked when the stack comes back.)
 class StackPool {
  public:
   static constexpr size_t kStackBytes = 256 << 10;
   static constexpr size_t kStacksPerChunk = 64;
+  static constexpr size_t kCanaryBytes = 256;
+  static constexpr unsigned char kCanary = 0x5a;
 
   ~StackPool() {
     for (void* chunk : chunks_) munmap(chunk, kStackBytes * kStacksPerChunk);
@@ -42,6 +47,7 @@ class StackPool {
     }
     char* bottom = free_.back();
     free_.pop_back();
+    std::memset(bottom, kCanary, kCanaryBytes);
     ctx::stack_context stack;
     stack.size = kStackBytes;
     stack.sp = bottom + kStackBytes;  // stacks grow down
@@ -49,12 +55,19 @@ class StackPool {
   }
 
   void Give(ctx::stack_context& stack) {
-    free_.push_back(static_cast<char*>(stack.sp) - kStackBytes);
+    char* bottom = static_cast<char*>(stack.sp) - kStackBytes;
+    for (size_t k = 0; k < kCanaryBytes; ++k)
+      overflowed_ |= bottom[k] != static_cast<char>(kCanary);
+    free_.push_back(bottom);
   }
+
+  // Whether a stack given back since the last call had been overflowed.
+  bool TakeOverflow() { return std::exchange(overflowed_, false); }
 
  private:
   std::vector<void*> chunks_;
   std::vector<char*> free_;
+  bool overflowed_ = false;
 };
 
 StackPool& Stacks() {
@@ -477,8 +490,18 @@ class Launch {
 
 absl::Status RunLaunch(const SimKernel& kernel, const cuda::LaunchShape& shape, void** args,
                        SimMemory& memory, uint64_t& phase) {
-  Launch launch(kernel, shape, args, memory, phase);
-  return launch.Run();
+  absl::Status status;
+  {
+    Launch launch(kernel, shape, args, memory, phase);
+    status = launch.Run();
+  }
+  if (Stacks().TakeOverflow()) {
+    // Past the stack, the fiber wrote over another's: nothing after is sure.
+    return absl::InternalError(absl::StrCat("cuda-sim: kernel ", kernel.name,
+                                            " overflowed a thread's stack of ",
+                                            StackPool::kStackBytes >> 10, " KiB"));
+  }
+  return status;
 }
 
 const seam_sim_runtime& SimRuntime() {
