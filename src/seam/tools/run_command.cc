@@ -115,14 +115,17 @@ int VerifyAgainstOriginal(const RunOptions& options, const std::vector<Literal>&
 void PrintCompiled(const RunOptions& options, const StartUp& start_up,
                    const runtime::ExecutableStats& stats, const fusion::FusionPlan& plan) {
   bool cuda = options.backend != "cpu";
-  std::printf("compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
-              "%lld op kernel(s), %lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
-              static_cast<long long>(stats.compiled_kernels), options.fusion.c_str(),
-              static_cast<long long>(plan.Totals().MemoryIntensiveKernels()),
-              static_cast<long long>(stats.op_kernels),
-              static_cast<long long>(stats.blas_calls), cuda ? "cuBLAS" : "BLAS",
-              static_cast<long long>(stats.aliases), stats.codegen_seconds, cuda ? "NVRTC" : "C++",
-              stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
+  const char* compiler = options.backend == "cuda-sim" ? "NVRTC and host C++"
+                         : cuda                        ? "NVRTC"
+                                                       : "C++";
+  std::printf(
+      "compiled: %lld kernel(s) (fusion %s; %lld memory-intensive kernels planned), "
+      "%lld op kernel(s), %lld %s call(s), %lld alias(es); codegen %.3f s, %s %.3f s%s\n",
+      static_cast<long long>(stats.compiled_kernels), options.fusion.c_str(),
+      static_cast<long long>(plan.Totals().MemoryIntensiveKernels()),
+      static_cast<long long>(stats.op_kernels), static_cast<long long>(stats.blas_calls),
+      cuda ? "cuBLAS" : "BLAS", static_cast<long long>(stats.aliases), stats.codegen_seconds,
+      compiler, stats.compile_seconds, stats.cache_hit ? " (cache hit)" : "");
   if (stats.epilogues > 0) {
     std::printf("epilogues: %lld library call(s) run the elementwise work on their result as "
                 "they write it (seam plan shows which)\n",
@@ -142,8 +145,7 @@ void PrintCompiled(const RunOptions& options, const StartUp& start_up,
           : absl::StrFormat("parse %.1f, passes %.1f", 1e3 * start_up.parse,
                             1e3 * start_up.passes);
   std::printf("start-up: %.1f ms (%s, plan and codegen %.1f, %s %.1f)\n", 1e3 * total,
-              front.c_str(), 1e3 * stats.codegen_seconds, cuda ? "NVRTC" : "C++",
-              1e3 * stats.compile_seconds);
+              front.c_str(), 1e3 * stats.codegen_seconds, compiler, 1e3 * stats.compile_seconds);
 }
 
 // Runs once more, warm (constants built, memory pooled), taking over the
