@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace seam::runtime::sim {
 namespace {
@@ -180,7 +181,8 @@ class Launch {
 
   const seam_sim_view* GlobalView(const void* pointer, int64_t element_bytes, seam_sim_site site) {
     absl::StatusOr<seam_sim_view*> view = memory_.GlobalView(pointer, element_bytes);
-    if (!view.ok()) Fail(std::string(view.status().message()), site);
+    if (!view.ok())
+      Fail(std::string(absl::StripPrefix(view.status().message(), "cuda-sim: ")), site);
     if ((*view)->name.empty()) {
       (*view)->name =
           absl::StrCat("global memory at 0x", absl::Hex(reinterpret_cast<uintptr_t>(pointer)));

@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace seam::runtime::sim {
 namespace {
@@ -61,8 +64,10 @@ absl::StatusOr<cuda::DeviceBuffer> SimMemory::Allocate(int64_t bytes) {
   if (bytes < 0) return absl::InvalidArgumentError(absl::StrCat("allocation of ", bytes, " bytes"));
   if (bytes == 0) return cuda::DeviceBuffer();
   const int64_t rounded = (bytes + 255) / 256 * 256;
+  if (absl::Status fits = Reserve(rounded); !fits.ok()) return fits;
   void* data = std::aligned_alloc(256, static_cast<size_t>(rounded));
   if (data == nullptr) {
+    used_bytes_ -= rounded;
     return absl::ResourceExhaustedError(
         absl::StrCat("cuda-sim: out of host memory for a device allocation of ", bytes, " bytes"));
   }
@@ -76,7 +81,28 @@ void SimMemory::Free(cuda::DevicePointer ptr) const {
   auto it = allocations_.find(ptr);
   if (it == allocations_.end()) return;
   std::free(it->second.data);
+  used_bytes_ -= Footprint(it->second);
   allocations_.erase(it);
+}
+
+int64_t SimMemory::Footprint(const Allocation& a) {
+  return (a.bytes + 255) / 256 * 256 + static_cast<int64_t>(a.shadow.size() * sizeof(Shadow));
+}
+
+absl::Status SimMemory::Reserve(int64_t bytes) const {
+  static const int64_t budget = [] {
+    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+    return static_cast<int64_t>(memory * 0.75);
+  }();
+  if (used_bytes_ + bytes > budget) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "cuda-sim: emulating this module needs more than %.1f GiB of host memory (device memory "
+        "and, per element a kernel touches, %d bytes of shadow), over the %.1f GiB it may use here",
+        static_cast<double>(used_bytes_ + bytes) / (1 << 30), static_cast<int>(sizeof(Shadow)),
+        static_cast<double>(budget) / (1 << 30)));
+  }
+  used_bytes_ += bytes;
+  return absl::OkStatus();
 }
 
 SimMemory::Allocation* SimMemory::Find(uintptr_t address, int64_t bytes) {
@@ -137,6 +163,11 @@ absl::StatusOr<seam_sim_view*> SimMemory::GlobalView(const void* pointer, int64_
       // The first typed view, or one of another element size (a new value
       // in the buffer: what was written before counts as the host's).
       const bool host_written = a->granule != 0;
+      const int64_t shadow_bytes = a->bytes / element_bytes * static_cast<int64_t>(sizeof(Shadow));
+      used_bytes_ -= static_cast<int64_t>(a->shadow.size() * sizeof(Shadow));
+      a->shadow.clear();
+      a->shadow.shrink_to_fit();
+      if (absl::Status fits = Reserve(shadow_bytes); !fits.ok()) return fits;
       a->granule = element_bytes;
       a->shadow.assign(static_cast<size_t>(a->bytes / element_bytes),
                        host_written ? Shadow{kHostWrite, Clock{}} : Shadow{});

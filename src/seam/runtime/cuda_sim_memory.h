@@ -104,10 +104,16 @@ class SimMemory final : public cuda::MemoryOwner {
     std::vector<Shadow> shadow;
   };
   Allocation* Find(uintptr_t address, int64_t bytes);
+  static int64_t Footprint(const Allocation& a);
+  // Counts `bytes` more of host memory in use; an error, and nothing
+  // counted, past three quarters of the machine's memory (the emulator
+  // fails clearly where it would otherwise be killed).
+  absl::Status Reserve(int64_t bytes) const;
 
   // By start address; mutable: Free is const (MemoryOwner).
   mutable std::map<uintptr_t, Allocation> allocations_;
   std::map<std::pair<uintptr_t, int64_t>, std::unique_ptr<seam_sim_view>> views_;
+  mutable int64_t used_bytes_ = 0;  // allocations and their shadows
 };
 
 }  // namespace seam::runtime::sim
