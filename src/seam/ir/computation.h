@@ -9,7 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "seam/ir/instruction.h"
-#include "seam/ir/source_location.h"
+#include "seam/util/source_location.h"
 
 namespace seam {
 

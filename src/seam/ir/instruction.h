@@ -11,7 +11,7 @@
 #include "seam/ir/literal.h"
 #include "seam/ir/opcode.h"
 #include "seam/ir/shape.h"
-#include "seam/ir/source_location.h"
+#include "seam/util/source_location.h"
 
 namespace seam {
 

@@ -10,8 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "seam/ir/source_location.h"
 #include "seam/text/source_file.h"
+#include "seam/util/source_location.h"
 
 namespace seam {
 

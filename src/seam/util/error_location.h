@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "seam/ir/source_location.h"
 #include "absl/strings/string_view.h"
+#include "seam/util/source_location.h"
 
 namespace seam {
 

@@ -1,4 +1,5 @@
-// Where an IR entity was written in its source text (1-based; 0 = unknown).
+// Where something was written in a source text (1-based; 0 = unknown): an
+// IR entity, or an error the parser or verifier reports.
 #pragma once
 
 namespace seam {
