@@ -16,7 +16,7 @@ TEST(Registry, NamesAreUniqueAndMatchThePasses) {
   for (const PassInfo& info : RegisteredPasses()) {
     EXPECT_TRUE(seen.insert(info.name).second) << "duplicate pass " << info.name;
     EXPECT_FALSE(info.description.empty()) << info.name;
-    EXPECT_EQ(info.make()->name(), info.name);
+    EXPECT_EQ(info.Create()->name(), info.name);
     EXPECT_EQ(FindPass(info.name), &info);
   }
   EXPECT_EQ(FindPass("no-such-pass"), nullptr);

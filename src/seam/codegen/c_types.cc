@@ -7,27 +7,6 @@
 
 namespace seam::codegen {
 
-bool IsCodegenType(DType t) {
-  switch (t) {
-    case DType::kPred:
-    case DType::kS8:
-    case DType::kS16:
-    case DType::kS32:
-    case DType::kS64:
-    case DType::kU8:
-    case DType::kU16:
-    case DType::kU32:
-    case DType::kU64:
-    case DType::kBF16:
-    case DType::kF16:
-    case DType::kF32:
-    case DType::kF64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::string StorageType(DType t) {
   switch (t) {
     case DType::kPred: return "uint8_t";

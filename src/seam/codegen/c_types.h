@@ -11,9 +11,6 @@
 
 namespace seam::codegen {
 
-// Whether generated kernels handle the type (not complex, not opaque).
-bool IsCodegenType(DType t);
-
 // Pred is stored as uint8_t (0 or 1, as literals hold it): the vectorizer
 // has no vector type for bool in memory, and a loop loading one stays scalar.
 std::string StorageType(DType t);  // e.g. "uint16_t" for bf16, "uint8_t" for pred

@@ -153,14 +153,26 @@ absl::StatusOr<Index> ElementalEmitter::ReshapeIndex(const Instruction* v, const
   return result;
 }
 
+std::string ElementalEmitter::Define(const Instruction* v, const std::string& name,
+                                     const std::string& expr) {
+  Emit(absl::StrCat("const ", ComputeType(v->shape().dtype()), " ", name, " = ", expr, ";"));
+  return name;
+}
+
 absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, const Index& index) {
-  DType t = v->shape().dtype();
-  std::string type = ComputeType(t);
-  std::string name = Fresh("v");
-  auto define = [&](const std::string& expr) {
-    Emit(absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
-    return name;
-  };
+  std::string name = Fresh("v");  // before the operands' names
+  if (v->opcode() == Opcode::kReduce) {
+    return absl::InternalError(absl::StrCat("reduce '", v->name(), "' read as a member"));
+  }
+  if (IsElementwise(v->opcode())) return ComputeElementwise(v, index, name);
+  return ComputeMovement(v, index, name);
+}
+
+absl::StatusOr<std::string> ElementalEmitter::ComputeMovement(const Instruction* v,
+                                                              const Index& index,
+                                                              const std::string& name) {
+  const DType t = v->shape().dtype();
+  const std::string type = ComputeType(t);
   const Shape& shape = v->shape();
   switch (v->opcode()) {
     case Opcode::kBroadcast: {
@@ -200,7 +212,7 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
     case Opcode::kIota: {
       // An iota's values are the type's (bf16 counts 256, 256, 258...).
       int64_t d = v->attrs().iota_dimension.value_or(0);
-      return define(RoundExpr(t, absl::StrCat("static_cast<", type, ">(", index[d], ")")));
+      return Define(v, name, RoundExpr(t, absl::StrCat("static_cast<", type, ">(", index[d], ")")));
     }
     case Opcode::kDynamicSlice: {
       const Shape& operand = v->operand(0)->shape();
@@ -231,7 +243,9 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
       }
       SEAM_ASSIGN_OR_RETURN(std::string inside, Value(v->operand(0), in));
       SEAM_ASSIGN_OR_RETURN(std::string pad, Value(v->operand(1), {}));
-      return define(absl::StrCat("(", absl::StrJoin(conditions, " && "), ") ? ", inside, " : ", pad));
+      return Define(
+          v, name,
+          absl::StrCat("(", absl::StrJoin(conditions, " && "), ") ? ", inside, " : ", pad));
     }
     case Opcode::kConcatenate: {
       int64_t dim = (*v->attrs().dimensions)[0];
@@ -249,17 +263,18 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
                              ? value
                              : absl::StrCat(index[dim], " < ", offset, " ? ", value, " : "));
       }
-      return define(absl::StrJoin(pieces, ""));
+      return Define(v, name, absl::StrJoin(pieces, ""));
     }
-    case Opcode::kReduce:
-      return absl::InternalError(absl::StrCat("reduce '", v->name(), "' read as a member"));
     default:
-      break;
+      return absl::UnimplementedError(
+          absl::StrCat("generated code does not compute '", OpcodeName(v->opcode()), "'"));
   }
-  if (!IsElementwise(v->opcode())) {
-    return absl::UnimplementedError(absl::StrCat("generated code does not compute '",
-                                                 OpcodeName(v->opcode()), "'"));
-  }
+}
+
+absl::StatusOr<std::string> ElementalEmitter::ComputeElementwise(const Instruction* v,
+                                                                 const Index& index,
+                                                                 const std::string& name) {
+  const DType t = v->shape().dtype();
   std::vector<std::string> args;
   for (const Instruction* operand : v->operands()) {
     // Rank-0 operands of shaped ops (clamp bounds, select's predicate) are
@@ -281,12 +296,12 @@ absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, cons
     }
   }
   SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
-  if (!IsHalfType(t)) return define(expr);
+  if (!IsHalfType(t)) return Define(v, name, expr);
   // With excess precision only an explicit convert to a half type rounds
   // (the program asked for that precision there).
-  if (ir_.excess_precision && !(convert && from != t)) return define(expr);
+  if (ir_.excess_precision && !(convert && from != t)) return Define(v, name, expr);
   unrounded_[name] = expr;
-  return define(RoundExpr(t, expr));
+  return Define(v, name, RoundExpr(t, expr));
 }
 
 absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name) {

@@ -59,6 +59,15 @@ class ElementalEmitter {
 
  private:
   absl::StatusOr<std::string> Compute(const Instruction* v, const Index& index);
+  // Compute's two halves, defining the value `name` where they define one:
+  // data movement reads its operand at another index; elementwise ops apply
+  // their scalar expression to their operands' values.
+  absl::StatusOr<std::string> ComputeMovement(const Instruction* v, const Index& index,
+                                              const std::string& name);
+  absl::StatusOr<std::string> ComputeElementwise(const Instruction* v, const Index& index,
+                                                 const std::string& name);
+  // Emits `const <v's compute type> name = expr;` and returns name.
+  std::string Define(const Instruction* v, const std::string& name, const std::string& expr);
   absl::StatusOr<std::string> Load(const Instruction* v, const Index& index);
   absl::StatusOr<Index> ReshapeIndex(const Instruction* v, const Index& index);
   std::string Fresh(const std::string& prefix);

@@ -30,9 +30,11 @@ namespace {
 
 std::string Ind(int n) { return std::string(n, ' '); }
 
-bool IsMax(const Instruction& reduce) {
-  return (*reduce.attrs().to_apply)->root()->opcode() == Opcode::kMaximum;
+std::optional<Opcode> CombinerOf(const Instruction& reduce) {
+  return AsBinaryReducer(**reduce.attrs().to_apply);
 }
+
+bool IsMax(const Instruction& reduce) { return CombinerOf(reduce) == Opcode::kMaximum; }
 
 // How a row reduction's accumulator runs inside an `omp simd` loop.
 enum class SimdAccumulation {
@@ -44,13 +46,9 @@ enum class SimdAccumulation {
 // A reducer qualifies when it is a plain sum, max or min of its two
 // parameters.
 SimdAccumulation AccumulationOf(const Instruction& reduce) {
-  const Computation& fn = **reduce.attrs().to_apply;
-  const Instruction* root = fn.root();
-  if (root->operand_count() != 2 || root->operand(0)->opcode() != Opcode::kParameter ||
-      root->operand(1)->opcode() != Opcode::kParameter || reduce.shape().dtype() == DType::kPred) {
-    return SimdAccumulation::kNone;
-  }
-  switch (root->opcode()) {
+  std::optional<Opcode> op = CombinerOf(reduce);
+  if (!op || reduce.shape().dtype() == DType::kPred) return SimdAccumulation::kNone;
+  switch (*op) {
     case Opcode::kAdd: return SimdAccumulation::kDirect;
     case Opcode::kMaximum:
     case Opcode::kMinimum:
@@ -62,7 +60,7 @@ SimdAccumulation AccumulationOf(const Instruction& reduce) {
 
 // The OpenMP reduction identifier of a kDirect reducer.
 std::string DirectReduction(const Instruction& reduce) {
-  switch ((*reduce.attrs().to_apply)->root()->opcode()) {
+  switch (*CombinerOf(reduce)) {
     case Opcode::kMaximum: return "seam_max";
     case Opcode::kMinimum: return "seam_min";
     default: return "+";

@@ -39,7 +39,7 @@ KernelIr EpilogueIr(const Instruction& call, const fusion::Epilogue& epilogue, c
 absl::StatusOr<std::string> EmitCpuEpilogue(const Instruction& call, const fusion::Epilogue& epilogue,
                                             const std::string& name, bool excess_precision) {
   for (const Instruction* op : epilogue.ops) {
-    if (!IsCodegenType(op->shape().dtype())) {
+    if (!IsKernelType(op->shape().dtype())) {
       return absl::UnimplementedError(absl::StrCat("no generated code for ", DTypeName(op->shape().dtype())));
     }
   }

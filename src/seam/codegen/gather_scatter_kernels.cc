@@ -51,7 +51,7 @@ absl::Status CheckIndices(const Instruction& op, const Shape& indices) {
     return absl::UnimplementedError("generated code reads integer indices only");
   }
   for (const Instruction* o : op.operands()) {
-    if (!o->shape().IsArray() || !IsCodegenType(o->shape().dtype())) {
+    if (!o->shape().IsArray() || !IsKernelType(o->shape().dtype())) {
       return absl::UnimplementedError("generated code takes arrays of real types only");
     }
   }

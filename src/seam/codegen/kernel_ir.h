@@ -96,6 +96,10 @@ struct KernelIr {
   int PartialsIndex(const Instruction* reduction) const;
 };
 
+// Whether generated code computes `i`: its element types, its op and, for an
+// elementwise op, its scalar expression; Unimplemented says why not.
+absl::Status CheckGenerated(const Instruction& i);
+
 // Lowers a planned kernel. Unimplemented when the kernel holds what
 // generated code does not compute (complex types, variadic reduces...): the
 // executor then runs its ops one by one in the interpreter, and says so.

@@ -4,8 +4,10 @@
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/kernel_ir.h"
+#include "seam/codegen/scalar_expr.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
+#include "seam/util/status_macros.h"
 
 namespace seam::codegen {
 namespace {
@@ -19,9 +21,9 @@ absl::Status Unsupported(const Instruction& i, absl::string_view why) {
 }
 
 bool AllCodegenTypes(const Instruction& i) {
-  if (!i.shape().IsArray() || !IsCodegenType(i.shape().dtype())) return false;
+  if (!i.shape().IsArray() || !IsKernelType(i.shape().dtype())) return false;
   for (const Instruction* o : i.operands()) {
-    if (!o->shape().IsArray() || !IsCodegenType(o->shape().dtype())) return false;
+    if (!o->shape().IsArray() || !IsKernelType(o->shape().dtype())) return false;
   }
   return true;
 }
@@ -42,24 +44,7 @@ bool SimpleReducer(const Instruction& reduce) {
 }
 
 absl::Status CheckSupported(const fusion::Kernel& kernel) {
-  for (const Instruction* i : kernel.instructions) {
-    if (!AllCodegenTypes(*i)) return Unsupported(*i, "element type generated code does not handle");
-    switch (i->opcode()) {
-      case Opcode::kMap:
-      case Opcode::kReducePrecision:
-      case Opcode::kStochasticConvert:
-      case Opcode::kRng:
-      case Opcode::kRngBitGenerator:
-        return Unsupported(*i, "op generated code does not compute");
-      case Opcode::kReduce:
-        if (i->operand_count() != 2 || !SimpleReducer(*i)) {
-          return Unsupported(*i, "only single-output reduces with scalar reducers are generated");
-        }
-        break;
-      default:
-        break;
-    }
-  }
+  for (const Instruction* i : kernel.instructions) SEAM_RETURN_IF_ERROR(CheckGenerated(*i));
   return absl::OkStatus();
 }
 
@@ -222,6 +207,27 @@ int KernelIr::PartialsIndex(const Instruction* reduction) const {
     if (buffers[k].partials_of == reduction) return static_cast<int>(k);
   }
   return -1;
+}
+
+absl::Status CheckGenerated(const Instruction& i) {
+  if (!AllCodegenTypes(i)) return Unsupported(i, "element type generated code does not handle");
+  switch (i.opcode()) {
+    case Opcode::kMap:
+    case Opcode::kStochasticConvert:
+    case Opcode::kRng:
+    case Opcode::kRngBitGenerator:
+      return Unsupported(i, "op generated code does not compute");
+    case Opcode::kReduce:
+      if (i.operand_count() != 2 || !SimpleReducer(i)) {
+        return Unsupported(i, "only single-output reduces with scalar reducers are generated");
+      }
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  if (!IsElementwise(i.opcode())) return absl::OkStatus();
+  std::vector<std::string> operands(i.operand_count(), "x");
+  return ScalarExpr(i, operands).status();
 }
 
 absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec& device,

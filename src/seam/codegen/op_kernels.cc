@@ -12,7 +12,7 @@ namespace {
 absl::StatusOr<std::string> EmitUpdateSliceKernel(const Instruction& dus, const std::string& name) {
   const Shape& operand = dus.operand(0)->shape();
   const Shape& update = dus.operand(1)->shape();
-  if (!IsCodegenType(operand.dtype()) || dus.operand_count() != 2 + operand.rank()) {
+  if (!IsKernelType(operand.dtype()) || dus.operand_count() != 2 + operand.rank()) {
     return absl::UnimplementedError("generated code updates arrays of real types only");
   }
   for (int k = 2; k < dus.operand_count(); ++k) {

@@ -21,7 +21,7 @@ absl::StatusOr<std::string> EmitReduceWindowKernel(const Instruction& reduce_win
   const Shape& operand = reduce_window.operand(0)->shape();
   const Shape& out = reduce_window.shape();
   const DType type = out.dtype();
-  if (!IsCodegenType(type) || !reduce_window.attrs().window) {
+  if (!IsKernelType(type) || !reduce_window.attrs().window) {
     return absl::UnimplementedError("generated code reduces windows of real types only");
   }
   const Window& window = *reduce_window.attrs().window;

@@ -151,21 +151,53 @@ std::string Convert(DType from, DType to, const std::string& a) {
   return absl::StrCat("static_cast<", ComputeType(to), ">(", a, ")");
 }
 
+// reduce-precision on the bits of the operand's own type, as the interpreter
+// computes it (the compute value of a bf16 or f16 is a float, whose wider
+// exponent would keep what the narrow type flushes).
+absl::StatusOr<std::string> ReducePrecision(const Instruction& op, const std::string& a) {
+  DType t = op.shape().dtype();
+  const char* layout = nullptr;  // bits type, exponent bits, mantissa bits
+  switch (t) {
+    case DType::kF64:
+      layout = "uint64_t, 11, 52";
+      break;
+    case DType::kF32:
+      layout = "uint32_t, 8, 23";
+      break;
+    case DType::kBF16:
+      layout = "uint16_t, 8, 7";
+      break;
+    case DType::kF16:
+      layout = "uint16_t, 5, 10";
+      break;
+    default:
+      return Unsupported(op);
+  }
+  int64_t exponent_bits = op.attrs().exponent_bits.value_or(8);
+  int64_t mantissa_bits = op.attrs().mantissa_bits.value_or(23);
+  if (exponent_bits < 1 || mantissa_bits < 0) return Unsupported(op);
+  std::string bits_type(absl::string_view(layout).substr(0, absl::string_view(layout).find(',')));
+  std::string bits = absl::StrCat("std::bit_cast<", bits_type, ">(", StoreExpr(t, a), ")");
+  std::string reduced = absl::StrCat("seam::scalar::ReducePrecisionBits<", layout, ">(", bits, ", ",
+                                     exponent_bits, ", ", mantissa_bits, ")");
+  return LoadExpr(t, absl::StrCat("std::bit_cast<", StorageType(t), ">(", reduced, ")"));
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ScalarExpr(const Instruction& op, const std::vector<std::string>& args) {
   DType in = op.operand(0)->shape().dtype();
   DType out = op.shape().dtype();
-  if (!IsCodegenType(in) || !IsCodegenType(out)) return Unsupported(op);
+  if (!IsKernelType(in) || !IsKernelType(out)) return Unsupported(op);
   switch (op.opcode()) {
     case Opcode::kConvert: return Convert(in, out, args[0]);
     case Opcode::kBitcastConvert:
-      if (DTypeByteSize(in) != DTypeByteSize(out) || in == DType::kPred || out == DType::kPred) {
-        return Unsupported(op);
-      }
+      if (DTypeByteSize(in) != DTypeByteSize(out)) return Unsupported(op);
       return LoadExpr(out, absl::StrCat("std::bit_cast<", StorageType(out), ">(",
                                         StoreExpr(in, args[0]), ")"));
     case Opcode::kCompare: return Compare(op, args[0], args[1]);
+    case Opcode::kReducePrecision:
+      return ReducePrecision(op, args[0]);
     case Opcode::kSelect: return absl::StrCat("(", args[0], " ? ", args[1], " : ", args[2], ")");
     case Opcode::kClamp:
       if (IsFloatType(out)) {

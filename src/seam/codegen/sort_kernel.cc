@@ -20,7 +20,7 @@ absl::StatusOr<std::string> EmitSortKernel(const Instruction& sort, const std::s
   }
   std::vector<std::string> parameters;
   for (int k = 0; k < sort.operand_count(); ++k) {
-    if (!IsCodegenType(sort.operand(k)->shape().dtype())) {
+    if (!IsKernelType(sort.operand(k)->shape().dtype())) {
       return absl::UnimplementedError("generated code sorts arrays of real types only");
     }
     parameters.push_back(absl::StrCat("x", k, "a"));

@@ -66,44 +66,6 @@ absl::StatusOr<Literal> BitcastConvert(const Shape& shape, const Literal& x) {
   return out;
 }
 
-// Rounds the bits of an IEEE value of (kExponent, kMantissa) to a format with
-// `exponent_bits` and `mantissa_bits`, as XLA's reduce-precision does in the
-// operand's own type: round to nearest even, overflow to inf, underflow
-// (anything below the narrow format's smallest normal) to signed zero. A NaN
-// stays as it is, except that a format without mantissa bits has no NaN and
-// XLA gives +inf.
-template <typename Bits, int kExponent, int kMantissa>
-Bits ReduceBits(Bits x, int exponent_bits, int mantissa_bits) {
-  // Work in at least 32 bits so that 16-bit types do not promote to int.
-  using W = std::conditional_t<(sizeof(Bits) < 4), uint32_t, Bits>;
-  constexpr int kTotal = 1 + kExponent + kMantissa;
-  constexpr W kExponentMask = ((W{1} << kExponent) - 1) << kMantissa;
-  constexpr W kMantissaMask = (W{1} << kMantissa) - 1;
-  W rounded = x;
-  if ((rounded & kExponentMask) == kExponentMask && (rounded & kMantissaMask) != 0) {
-    return static_cast<Bits>(mantissa_bits > 0 ? rounded : kExponentMask);
-  }
-  if (mantissa_bits < kMantissa) {
-    int shift = kMantissa - mantissa_bits;
-    W last_bit_mask = W{1} << shift;
-    W bias = ((rounded & last_bit_mask) >> shift) + ((last_bit_mask >> 1) - 1);
-    rounded = (rounded + bias) & ~(last_bit_mask - 1);
-  }
-  if (exponent_bits < kExponent) {
-    W sign_mask = W{1} << (kTotal - 1);
-    W bias = (W{1} << (kExponent - 1)) - 1;
-    W reduced_bias = (W{1} << (exponent_bits - 1)) - 1;
-    W exponent = rounded & kExponentMask;
-    W signed_zero = rounded & sign_mask;
-    if (exponent > ((bias + reduced_bias) << kMantissa)) {
-      rounded = signed_zero | kExponentMask;
-    } else if (exponent <= ((bias - reduced_bias) << kMantissa)) {
-      rounded = signed_zero;
-    }
-  }
-  return static_cast<Bits>(rounded);
-}
-
 absl::StatusOr<Literal> ReducePrecision(const Instruction& instruction, const Literal& x) {
   int exponent_bits = static_cast<int>(instruction.attrs().exponent_bits.value_or(8));
   int mantissa_bits = static_cast<int>(instruction.attrs().mantissa_bits.value_or(23));
@@ -114,22 +76,22 @@ absl::StatusOr<Literal> ReducePrecision(const Instruction& instruction, const Li
   switch (x.shape().dtype()) {
     case DType::kF64:
       reduce = [](uint64_t b, int e, int m) -> uint64_t {
-        return ReduceBits<uint64_t, 11, 52>(b, e, m);
+        return scalar::ReducePrecisionBits<uint64_t, 11, 52>(b, e, m);
       };
       break;
     case DType::kF32:
       reduce = [](uint64_t b, int e, int m) -> uint64_t {
-        return ReduceBits<uint32_t, 8, 23>(static_cast<uint32_t>(b), e, m);
+        return scalar::ReducePrecisionBits<uint32_t, 8, 23>(static_cast<uint32_t>(b), e, m);
       };
       break;
     case DType::kBF16:
       reduce = [](uint64_t b, int e, int m) -> uint64_t {
-        return ReduceBits<uint16_t, 8, 7>(static_cast<uint16_t>(b), e, m);
+        return scalar::ReducePrecisionBits<uint16_t, 8, 7>(static_cast<uint16_t>(b), e, m);
       };
       break;
     case DType::kF16:
       reduce = [](uint64_t b, int e, int m) -> uint64_t {
-        return ReduceBits<uint16_t, 5, 10>(static_cast<uint16_t>(b), e, m);
+        return scalar::ReducePrecisionBits<uint16_t, 5, 10>(static_cast<uint16_t>(b), e, m);
       };
       break;
     default:

@@ -4,24 +4,29 @@
 
 namespace seam {
 
-bool IsInterpretable(Opcode opcode) {
+absl::string_view NotInterpretedBecause(Opcode opcode) {
   switch (opcode) {
-    // No reference semantics yet: fail before running, naming the op.
     case Opcode::kFft:
     case Opcode::kTriangularSolve:
     case Opcode::kCholesky:
+      return "a linear-algebra library op with no reference implementation yet";
     case Opcode::kRaggedDot:
     case Opcode::kRaggedAllToAll:
+      return "a ragged op with no reference implementation yet";
     case Opcode::kDynamicReshape:
     case Opcode::kSetDimensionSize:
+      return "it makes dimensions dynamic, and Seam runs static shapes";
     case Opcode::kStochasticConvert:
+      return "its rounding follows random bits whose use XLA does not specify";
     case Opcode::kRngGetAndUpdateState:
+      return "it reads XLA's runtime RNG state, which lowered modules no longer use";
     case Opcode::kInfeed:
     case Opcode::kOutfeed:
     case Opcode::kSend:
     case Opcode::kSendDone:
     case Opcode::kRecv:
     case Opcode::kRecvDone:
+      return "it exchanges data with a host or device runtime that is not there";
     case Opcode::kAsyncStart:
     case Opcode::kAsyncUpdate:
     case Opcode::kAsyncDone:
@@ -33,11 +38,14 @@ bool IsInterpretable(Opcode opcode) {
     case Opcode::kAllReduceDone:
     case Opcode::kCollectivePermuteStart:
     case Opcode::kCollectivePermuteDone:
-      return false;
+      return "it is an asynchronous form XLA's scheduler makes, and Seam reads modules "
+             "before scheduling";
     default:
-      return true;
+      return "";
   }
 }
+
+bool IsInterpretable(Opcode opcode) { return NotInterpretedBecause(opcode).empty(); }
 
 absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
                                         OperandValues operands, Evaluator& evaluator) {

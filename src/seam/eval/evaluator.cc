@@ -28,25 +28,8 @@ namespace {
 // Whether an op's float result is a rounded one, which another correct
 // implementation could round otherwise: arithmetic, reductions, library
 // and composite ops. Data movement, control flow (whose bodies' ops are
-// nudged themselves) and the elementwise ops that only pick or move a value
-// exactly are not.
-bool RoundsItsResult(Opcode op) {
-  switch (op) {
-    case Opcode::kSelect:
-    case Opcode::kClamp:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kAbs:
-    case Opcode::kNegate:
-    case Opcode::kCopy:
-    case Opcode::kSign:
-    case Opcode::kFloor:
-    case Opcode::kCeil:
-      return false;
-    default:
-      return ComputesOnElements(op);
-  }
-}
+// nudged themselves) and the exact elementwise ops are not.
+bool RoundsItsResult(Opcode op) { return ComputesOnElements(op) && !IsExact(op); }
 
 int64_t ByteSize(const Literal& literal) {
   int64_t bytes = static_cast<int64_t>(literal.bytes().size());
@@ -229,10 +212,10 @@ std::vector<absl::Status> UninterpretableOps(const Module& module) {
                                                target, "\" has no interpreter handler")));
         }
       } else if (!IsInterpretable(op)) {
-        found.push_back(ErrorAt(instruction->location(),
-                                absl::StrCat("'", instruction->name(),
-                                             "': the interpreter does not support '",
-                                             OpcodeName(op), "'")));
+        found.push_back(
+            ErrorAt(instruction->location(),
+                    absl::StrCat("'", instruction->name(), "': the interpreter does not support '",
+                                 OpcodeName(op), "': ", NotInterpretedBecause(op))));
       }
     }
   }

@@ -9,8 +9,10 @@
 
 namespace seam {
 
-// Whether the interpreter has semantics for `opcode` (custom-calls also need
-// a handler for their target; see CheckInterpretable).
+// Why the interpreter has no semantics for `opcode`; empty when it has
+// (custom-calls also need a handler for their target; see
+// CheckInterpretable).
+absl::string_view NotInterpretedBecause(Opcode opcode);
 bool IsInterpretable(Opcode opcode);
 // Whether a custom-call target has a documented handler (custom_call.cc).
 bool HasCustomCallHandler(absl::string_view target);

@@ -4,35 +4,6 @@
 
 namespace seam {
 
-std::optional<Opcode> SimpleBinaryOp(const Computation& computation) {
-  const Instruction* root = computation.root();
-  if (computation.parameter_count() != 2 || root->operand_count() != 2 ||
-      !root->shape().IsArray() || root->shape().rank() != 0) {
-    return std::nullopt;
-  }
-  switch (root->opcode()) {
-    case Opcode::kAdd:
-    case Opcode::kMultiply:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kAnd:
-    case Opcode::kOr:
-      break;
-    default:
-      return std::nullopt;
-  }
-  const Instruction* a = root->operand(0);
-  const Instruction* b = root->operand(1);
-  bool uses_both_params = a->opcode() == Opcode::kParameter &&
-                          b->opcode() == Opcode::kParameter && a != b;
-  if (!uses_both_params) return std::nullopt;
-  // Parameters must have the root's type: no hidden conversions.
-  if (a->shape().dtype() != root->shape().dtype() || b->shape().dtype() != root->shape().dtype()) {
-    return std::nullopt;
-  }
-  return root->opcode();
-}
-
 ScalarCaller::ScalarCaller(const Computation& computation, Evaluator& evaluator,
                            const std::vector<DType>& accumulator_types)
     : computation_(computation), evaluator_(evaluator) {

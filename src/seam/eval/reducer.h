@@ -14,12 +14,8 @@
 
 namespace seam {
 
-// The opcode when `computation` is `ROOT = op(param0, param1)` on scalars
-// with op one of add, multiply, maximum, minimum, and, or; else nullopt.
-std::optional<Opcode> SimpleBinaryOp(const Computation& computation);
-
-// Applies a recognised binary op to compute-type values; the caller checked
-// that `op` came from SimpleBinaryOp.
+// Applies a combiner to compute-type values; the caller checked that `op`
+// came from AsBinaryReducer.
 template <typename C>
 C ApplyBinary(Opcode op, C a, C b) {
   if constexpr (std::is_same_v<C, bool>) {

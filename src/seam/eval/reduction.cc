@@ -136,7 +136,7 @@ absl::StatusOr<Literal> Reduce(const Instruction& instruction, OperandValues ope
   const IntList& reduced = instruction.attrs().dimensions.value_or(IntList{});
   ReduceIndexing ix = MakeIndexing(operands[0]->shape(), reduced);
   const Computation& reducer = **instruction.attrs().to_apply;
-  std::optional<Opcode> op = SimpleBinaryOp(reducer);
+  std::optional<Opcode> op = AsBinaryReducer(reducer);
   if (operands.size() == 2 && op.has_value() &&
       reducer.root()->shape().dtype() == operands[0]->shape().dtype()) {
     return FastReduce(ElementShape(instruction.shape(), 0), *operands[0], *operands[1], ix, *op,
@@ -195,7 +195,7 @@ absl::StatusOr<Literal> ReduceWindow(const Instruction& instruction, OperandValu
   const Window& window = *instruction.attrs().window;
   const Shape& in_shape = operands[0]->shape();
   const Computation& reducer = **instruction.attrs().to_apply;
-  std::optional<Opcode> op = SimpleBinaryOp(reducer);
+  std::optional<Opcode> op = AsBinaryReducer(reducer);
   if (n == 1 && op.has_value() && reducer.root()->shape().dtype() == in_shape.dtype()) {
     return FastReduceWindow(ElementShape(instruction.shape(), 0), window, *operands[0],
                             *operands[1], *op);

@@ -152,6 +152,44 @@ auto TotalOrderKey(F f) {
   return bits < 0 ? static_cast<Bits>(bits ^ std::numeric_limits<Bits>::max()) : bits;
 }
 
+// Rounds the bits of an IEEE value of (kExponent, kMantissa) to a format with
+// `exponent_bits` and `mantissa_bits`, as XLA's reduce-precision does in the
+// operand's own type: round to nearest even, overflow to inf, underflow
+// (anything below the narrow format's smallest normal) to signed zero. A NaN
+// stays as it is, except that a format without mantissa bits has no NaN and
+// XLA gives +inf.
+template <typename Bits, int kExponent, int kMantissa>
+Bits ReducePrecisionBits(Bits x, int exponent_bits, int mantissa_bits) {
+  // Work in at least 32 bits so that 16-bit types do not promote to int.
+  using W = std::conditional_t<(sizeof(Bits) < 4), uint32_t, Bits>;
+  constexpr int kTotal = 1 + kExponent + kMantissa;
+  constexpr W kExponentMask = ((W{1} << kExponent) - 1) << kMantissa;
+  constexpr W kMantissaMask = (W{1} << kMantissa) - 1;
+  W rounded = x;
+  if ((rounded & kExponentMask) == kExponentMask && (rounded & kMantissaMask) != 0) {
+    return static_cast<Bits>(mantissa_bits > 0 ? rounded : kExponentMask);
+  }
+  if (mantissa_bits < kMantissa) {
+    int shift = kMantissa - mantissa_bits;
+    W last_bit_mask = W{1} << shift;
+    W bias = ((rounded & last_bit_mask) >> shift) + ((last_bit_mask >> 1) - 1);
+    rounded = (rounded + bias) & ~(last_bit_mask - 1);
+  }
+  if (exponent_bits < kExponent) {
+    W sign_mask = W{1} << (kTotal - 1);
+    W bias = (W{1} << (kExponent - 1)) - 1;
+    W reduced_bias = (W{1} << (exponent_bits - 1)) - 1;
+    W exponent = rounded & kExponentMask;
+    W signed_zero = rounded & sign_mask;
+    if (exponent > ((bias + reduced_bias) << kMantissa)) {
+      rounded = signed_zero | kExponentMask;
+    } else if (exponent <= ((bias - reduced_bias) << kMantissa)) {
+      rounded = signed_zero;
+    }
+  }
+  return static_cast<Bits>(rounded);
+}
+
 // rng-bit-generator's word i from the state (key, counter): Seam's
 // documented stream (SplitMix64), not the bits of XLA's Philox or ThreeFry.
 inline uint64_t SplitMix64(uint64_t x) {

@@ -37,10 +37,8 @@ double MemberFlops(const Instruction& m, const DeviceSpec& device) {
   if (c == OpClass::kExpensiveElementwise) {
     // Division and square roots have vector instructions; exp, log, tanh
     // and friends are polynomial evaluations.
-    bool division_like = m.opcode() == Opcode::kDivide || m.opcode() == Opcode::kSqrt ||
-                         m.opcode() == Opcode::kRsqrt;
     return static_cast<double>(m.shape().ArrayElementCount()) *
-           (division_like ? device.division_cost : device.transcendental_cost);
+           (IsDivision(m.opcode()) ? device.division_cost : device.transcendental_cost);
   }
   if (IsReduction(c)) return static_cast<double>(m.operand(0)->shape().ArrayElementCount());
   return 0;

@@ -17,7 +17,7 @@ int64_t ValueBytes(const Shape& shape);
 
 // How a compiled GPU kernel actually launches: its block size and the
 // blocks an SM holds at once given its registers and shared memory
-// (occupancy.h).
+// (CUDA's occupancy rules).
 struct CompiledLaunch {
   int64_t threads_per_block = 0;
   int64_t resident_blocks_per_unit = 0;

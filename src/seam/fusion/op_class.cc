@@ -43,12 +43,16 @@ bool IsStitchableMovement(Opcode op) {
   }
 }
 
-bool HasStaticArrays(const Instruction& i) {
-  if (!i.shape().IsArray() || i.shape().HasDynamicDims()) return false;
-  for (const Instruction* operand : i.operands()) {
-    if (!operand->shape().IsArray() || operand->shape().HasDynamicDims()) return false;
-  }
-  return true;
+// Static arrays of types kernels compute with: complex and sub-byte values
+// stay with the op kernels and the interpreter, so the kernel around them
+// is still generated.
+bool HasKernelArrays(const Instruction& i) {
+  auto kernel_array = [](const Shape& s) {
+    return s.IsArray() && !s.HasDynamicDims() && IsKernelType(s.dtype());
+  };
+  if (!kernel_array(i.shape())) return false;
+  return std::all_of(i.operands().begin(), i.operands().end(),
+                     [&](const Instruction* o) { return kernel_array(o->shape()); });
 }
 
 // Whether every operand has the result's dimensions: what elementwise
@@ -64,7 +68,7 @@ bool IndexedLikeItsResult(const Instruction& i) {
 
 OpClass ClassifyReduce(const Instruction& reduce) {
   // Variadic reduces (argmax...) are left to the executor for now.
-  if (reduce.operand_count() != 2 || !HasStaticArrays(reduce)) return OpClass::kStandalone;
+  if (reduce.operand_count() != 2 || !HasKernelArrays(reduce)) return OpClass::kStandalone;
   const Shape& in = reduce.operand(0)->shape();
   IntList dims = reduce.attrs().dimensions.value_or(IntList{});
   std::sort(dims.begin(), dims.end());
@@ -110,13 +114,13 @@ OpClass ClassifyOp(const Instruction& i) {
   if (IsFreeOpcode(op)) return OpClass::kFree;
   switch (OpcodeCategory(op)) {
     case OpCategory::kElementwise:
-      if (op == Opcode::kMap || op == Opcode::kRngBitGenerator || !HasStaticArrays(i) ||
+      if (op == Opcode::kMap || op == Opcode::kRngBitGenerator || !HasKernelArrays(i) ||
           !IndexedLikeItsResult(i)) {
         return OpClass::kStandalone;
       }
       return IsExpensive(op) ? OpClass::kExpensiveElementwise : OpClass::kLightElementwise;
     case OpCategory::kDataMovement:
-      if (!HasStaticArrays(i)) return OpClass::kStandalone;
+      if (!HasKernelArrays(i)) return OpClass::kStandalone;
       if (op == Opcode::kBroadcast) return OpClass::kBroadcast;
       return IsStitchableMovement(op) ? OpClass::kDataMovement : OpClass::kStandalone;
     case OpCategory::kReduction:

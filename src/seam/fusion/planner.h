@@ -23,7 +23,7 @@ struct PlanOptions {
   // there too); see KernelIr.
   bool excess_precision = true;
   // Whether library calls take the elementwise consumers of their results
-  // as epilogues (epilogue.h); on CPU devices only, whose backend runs them.
+  // as epilogues (epilogue attachment); on CPU devices only, whose backend runs them.
   bool library_epilogues = true;
   // Calls whose result is at most this many bytes take no epilogue: the
   // kernel reading it back finds it in cache. Also what counts as small

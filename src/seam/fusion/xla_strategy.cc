@@ -49,19 +49,12 @@ struct Fusion {
   }
 };
 
-// XLA's GPU cost notion: divide, sqrt, rsqrt and exp are cheap on f32 and
-// f16 (GpuInstructionFusion::IsExpensive); other transcendentals are not.
+// XLA's GPU cost notion (GpuInstructionFusion::IsExpensive): the ops fast
+// on GPUs are cheap at f32 and f16; other transcendentals are not.
 bool ExpensiveOnGpu(const Instruction& i) {
   if (ClassifyOp(i) != OpClass::kExpensiveElementwise) return false;
-  switch (i.opcode()) {
-    case Opcode::kDivide:
-    case Opcode::kSqrt:
-    case Opcode::kRsqrt:
-    case Opcode::kExp:
-      return i.shape().dtype() != DType::kF32 && i.shape().dtype() != DType::kF16;
-    default:
-      return true;
-  }
+  if (!IsFastOnGpu(i.opcode())) return true;
+  return i.shape().dtype() != DType::kF32 && i.shape().dtype() != DType::kF16;
 }
 
 // Who reads each value: fusions (by id) or unfused instructions. A

@@ -27,6 +27,6 @@ absl::StatusOr<int> ActionByName(absl::string_view name) {
   return absl::NotFoundError(absl::StrCat("no action '", name, "' (see `seam passes`, or 'stop')"));
 }
 
-std::unique_ptr<Pass> MakeActionPass(int action) { return RegisteredPasses()[action].make(); }
+std::unique_ptr<Pass> MakeActionPass(int action) { return RegisteredPasses()[action].Create(); }
 
 }  // namespace seam::gym

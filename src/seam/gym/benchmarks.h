@@ -2,7 +2,7 @@
 //   corpus/<file>[#k]          a file of the bundled corpus (the k-th module of
 //                              a multi-module file, 0 by default)
 //   file:///abs/path.hlo[#k]   any HLO text file
-//   generator/random/<seed>    a random memory-intensive graph (random_graph.h)
+//   generator/random/<seed>    a random memory-intensive graph
 #pragma once
 
 #include <memory>

@@ -26,7 +26,7 @@ inline double Potential(const ArithmeticCounts& counts) {
   return -counts.flops - 2 * counts.transcendentals;
 }
 
-// The canonical forms the fusion planner needs (planner.h): row-major
+// The canonical forms the fusion planner needs: row-major
 // layouts, no calls, batch norms and GELU custom-calls expanded. Not optimisations.
 extern const char kPlanningPrerequisites[];
 

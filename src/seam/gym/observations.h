@@ -1,4 +1,4 @@
-// Computing the gym's observations of a module (spaces.h names them).
+// Computing the gym's observations of a module (the gym's spaces name them).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@ std::vector<int64_t> OpcodeHistogram(const Module& module);
 struct FeatureContext {
   int64_t last_pass_edits = 0;  // instructions the last step added, removed or replaced
   int64_t step = 0;
-  double dram_bytes_after_stitch = 0;  // cost_analysis.h's estimate
+  double dram_bytes_after_stitch = 0;  // the cost model's estimate
 };
 
 // The graph summary, FeatureNames() in order.

@@ -122,187 +122,227 @@ class GraphWriter {
     return v;
   }
 
+  // One random step: an op on a value picked from those made so far.
   void Step() {
     const Value v = Pick();
     switch (Uniform(0, 13)) {
-      case 0: {  // unary, cheap or expensive
-        static const char* ops[] = {"negate", "abs", "tanh", "logistic", "floor", "sine", "cosine"};
-        Add(ops[Uniform(0, 6)], v.dims, v.type, v.name);
-        break;
-      }
-      case 1: {  // exp and log on bounded inputs
-        const Value& t = Add("tanh", v.dims, v.type, v.name);
-        std::string tn = t.name;
-        if (Coin()) {
-          Add("exponential", v.dims, v.type, tn);
-        } else {
-          const Value& a = Add("abs", v.dims, v.type, tn);
-          Add("log-plus-one", v.dims, v.type, a.name);
-        }
-        break;
-      }
+      case 0:
+        return AddUnary(v);
+      case 1:
+        return AddExpOrLogOfBounded(v);
       case 2:
-      case 3: {  // binary
-        static const char* ops[] = {"add", "subtract", "multiply", "maximum", "minimum", "divide"};
-        Value w = Partner(v);
-        int op = Uniform(0, 5);
-        if (op == 5) {  // divide by 1.5 + |w|: no blow-ups
-          const Value& a = Add("abs", w.dims, w.type, w.name);
-          std::string an = a.name;
-          const Value& c = Add(absl::StrCat(v.type, "[]"), "constant(1.5)", {}, v.type);
-          std::string cn = c.name;
-          const Value& b = Add("broadcast", v.dims, v.type, cn);
-          std::string bn = b.name;
-          Rename(values_.back(), ", dimensions={}");
-          const Value& d = Add("add", v.dims, v.type, absl::StrCat(an, ", ", bn));
-          std::string dn = d.name;
-          Add("divide", v.dims, v.type, absl::StrCat(v.name, ", ", dn));
-        } else {
-          Add(ops[op], v.dims, v.type, absl::StrCat(v.name, ", ", w.name));
-        }
-        break;
-      }
-      case 4: {  // broadcast: a new dimension somewhere
-        if (v.dims.size() >= 3) break;
-        int64_t size = kSizes[Uniform(0, 8)];
-        if (Elements(v.dims) * size > kMaxElements) break;
-        int at = Uniform(0, static_cast<int>(v.dims.size()));
-        std::vector<int64_t> dims = v.dims, positions;
-        dims.insert(dims.begin() + at, size);
-        for (int i = 0; i < static_cast<int>(dims.size()); ++i) {
-          if (i != at) positions.push_back(i);
-        }
-        Add("broadcast", dims, v.type, v.name);
-        Rename(values_.back(), absl::StrCat(", dimensions={", absl::StrJoin(positions, ","), "}"));
-        break;
-      }
+      case 3:
+        return AddBinary(v);
+      case 4:
+        return AddBroadcast(v);
       case 5:
-      case 6: {  // reduce over a random non-empty set of dimensions
-        if (v.dims.empty()) break;
-        std::vector<int64_t> reduced, kept;
-        for (int d = 0; d < static_cast<int>(v.dims.size()); ++d) {
-          (Coin() ? reduced : kept).push_back(d);
+      case 6:
+        return AddReduce(v);
+      case 7:
+        return AddReshape(v);
+      case 8:
+        return AddTranspose(v);
+      case 9:
+        return AddSlice(v);
+      case 10:
+        return AddConcatenateOrPad(v);
+      case 11:
+        return AddSelect(v);
+      case 12:
+        return AddConvert(v);
+      case 13:
+        return AddReverseIotaOrDynamicSlice(v);
+    }
+  }
+
+  // Unary, cheap or expensive.
+  void AddUnary(const Value& v) {
+    static const char* ops[] = {"negate", "abs", "tanh", "logistic", "floor", "sine", "cosine"};
+    Add(ops[Uniform(0, 6)], v.dims, v.type, v.name);
+  }
+
+  // Exp and log on bounded inputs.
+  void AddExpOrLogOfBounded(const Value& v) {
+    const Value& t = Add("tanh", v.dims, v.type, v.name);
+    std::string tn = t.name;
+    if (Coin()) {
+      Add("exponential", v.dims, v.type, tn);
+    } else {
+      const Value& a = Add("abs", v.dims, v.type, tn);
+      Add("log-plus-one", v.dims, v.type, a.name);
+    }
+  }
+
+  // A binary op with a partner value; divisions by 1.5 + |w|, so no blow-ups.
+  void AddBinary(const Value& v) {
+    static const char* ops[] = {"add", "subtract", "multiply", "maximum", "minimum", "divide"};
+    Value w = Partner(v);
+    int op = Uniform(0, 5);
+    if (op == 5) {
+      const Value& a = Add("abs", w.dims, w.type, w.name);
+      std::string an = a.name;
+      const Value& c = Add(absl::StrCat(v.type, "[]"), "constant(1.5)", {}, v.type);
+      std::string cn = c.name;
+      const Value& b = Add("broadcast", v.dims, v.type, cn);
+      std::string bn = b.name;
+      Rename(values_.back(), ", dimensions={}");
+      const Value& d = Add("add", v.dims, v.type, absl::StrCat(an, ", ", bn));
+      std::string dn = d.name;
+      Add("divide", v.dims, v.type, absl::StrCat(v.name, ", ", dn));
+    } else {
+      Add(ops[op], v.dims, v.type, absl::StrCat(v.name, ", ", w.name));
+    }
+  }
+
+  // Broadcast: a new dimension somewhere.
+  void AddBroadcast(const Value& v) {
+    if (v.dims.size() >= 3) return;
+    int64_t size = kSizes[Uniform(0, 8)];
+    if (Elements(v.dims) * size > kMaxElements) return;
+    int at = Uniform(0, static_cast<int>(v.dims.size()));
+    std::vector<int64_t> dims = v.dims, positions;
+    dims.insert(dims.begin() + at, size);
+    for (int i = 0; i < static_cast<int>(dims.size()); ++i) {
+      if (i != at) positions.push_back(i);
+    }
+    Add("broadcast", dims, v.type, v.name);
+    Rename(values_.back(), absl::StrCat(", dimensions={", absl::StrJoin(positions, ","), "}"));
+  }
+
+  // Reduce over a random non-empty set of dimensions.
+  void AddReduce(const Value& v) {
+    if (v.dims.empty()) return;
+    std::vector<int64_t> reduced, kept;
+    for (int d = 0; d < static_cast<int>(v.dims.size()); ++d) {
+      (Coin() ? reduced : kept).push_back(d);
+    }
+    if (reduced.empty()) {
+      reduced.push_back(Uniform(0, static_cast<int>(v.dims.size()) - 1));
+      kept.erase(std::remove(kept.begin(), kept.end(), reduced[0]), kept.end());
+    }
+    std::vector<int64_t> dims;
+    for (int64_t d : kept) dims.push_back(v.dims[d]);
+    bool max = Coin();
+    const Value& init =
+        Add(absl::StrCat(v.type, "[]"), max ? "constant(-inf)" : "constant(0)", {}, v.type);
+    std::string in = init.name;
+    Add("reduce", dims, v.type, absl::StrCat(v.name, ", ", in));
+    Rename(values_.back(), absl::StrCat(", dimensions={", absl::StrJoin(reduced, ","),
+                                        "}, to_apply=", max ? "max_" : "add_", v.type));
+  }
+
+  // Reshape: merge two neighbours, or split one.
+  void AddReshape(const Value& v) {
+    std::vector<int64_t> dims = v.dims;
+    if (dims.size() >= 2 && Coin()) {
+      int at = Uniform(0, static_cast<int>(dims.size()) - 2);
+      dims[at] *= dims[at + 1];
+      dims.erase(dims.begin() + at + 1);
+    } else if (!dims.empty() && dims.size() < 3) {
+      int at = Uniform(0, static_cast<int>(dims.size()) - 1);
+      for (int64_t f : {2, 3, 5, 7, 8}) {
+        if (dims[at] % f == 0 && dims[at] > f) {
+          dims.insert(dims.begin() + at + 1, dims[at] / f);
+          dims[at] = f;
+          break;
         }
-        if (reduced.empty()) {
-          reduced.push_back(Uniform(0, static_cast<int>(v.dims.size()) - 1));
-          kept.erase(std::remove(kept.begin(), kept.end(), reduced[0]), kept.end());
-        }
-        std::vector<int64_t> dims;
-        for (int64_t d : kept) dims.push_back(v.dims[d]);
-        bool max = Coin();
-        const Value& init = Add(absl::StrCat(v.type, "[]"), max ? "constant(-inf)" : "constant(0)",
-                                {}, v.type);
-        std::string in = init.name;
-        Add("reduce", dims, v.type, absl::StrCat(v.name, ", ", in));
-        Rename(values_.back(), absl::StrCat(", dimensions={", absl::StrJoin(reduced, ","),
-                                            "}, to_apply=", max ? "max_" : "add_", v.type));
-        break;
       }
-      case 7: {  // reshape: merge two neighbours, or split one
-        std::vector<int64_t> dims = v.dims;
-        if (dims.size() >= 2 && Coin()) {
-          int at = Uniform(0, static_cast<int>(dims.size()) - 2);
-          dims[at] *= dims[at + 1];
-          dims.erase(dims.begin() + at + 1);
-        } else if (!dims.empty() && dims.size() < 3) {
-          int at = Uniform(0, static_cast<int>(dims.size()) - 1);
-          for (int64_t f : {2, 3, 5, 7, 8}) {
-            if (dims[at] % f == 0 && dims[at] > f) {
-              dims.insert(dims.begin() + at + 1, dims[at] / f);
-              dims[at] = f;
-              break;
-            }
-          }
-        }
-        Add("reshape", dims, v.type, v.name);
-        break;
+    }
+    Add("reshape", dims, v.type, v.name);
+  }
+
+  // Transpose.
+  void AddTranspose(const Value& v) {
+    if (v.dims.size() < 2) return;
+    std::vector<int64_t> permutation(v.dims.size());
+    std::iota(permutation.begin(), permutation.end(), 0);
+    std::shuffle(permutation.begin(), permutation.end(), rng_);
+    std::vector<int64_t> dims;
+    for (int64_t p : permutation) dims.push_back(v.dims[p]);
+    Add("transpose", dims, v.type, v.name);
+    Rename(values_.back(), absl::StrCat(", dimensions={", absl::StrJoin(permutation, ","), "}"));
+  }
+
+  // Slice.
+  void AddSlice(const Value& v) {
+    std::vector<int64_t> dims;
+    std::vector<std::string> ranges;
+    for (int64_t d : v.dims) {
+      int64_t start = Uniform(0, static_cast<int>(d - 1));
+      int64_t limit = Uniform(static_cast<int>(start + 1), static_cast<int>(d));
+      int64_t stride = Coin() ? 1 : 2;
+      dims.push_back((limit - start + stride - 1) / stride);
+      ranges.push_back(absl::StrCat("[", start, ":", limit, ":", stride, "]"));
+    }
+    Add("slice", dims, v.type, v.name);
+    Rename(values_.back(), absl::StrCat(", slice={", absl::StrJoin(ranges, ", "), "}"));
+  }
+
+  // Concatenate with itself, or pad.
+  void AddConcatenateOrPad(const Value& v) {
+    if (v.dims.empty() || Elements(v.dims) * 2 > kMaxElements) return;
+    int at = Uniform(0, static_cast<int>(v.dims.size()) - 1);
+    std::vector<int64_t> dims = v.dims;
+    if (Coin()) {
+      dims[at] *= 2;
+      Add("concatenate", dims, v.type, absl::StrCat(v.name, ", ", v.name));
+      Rename(values_.back(), absl::StrCat(", dimensions={", at, "}"));
+    } else {
+      const Value& zero = Add(absl::StrCat(v.type, "[]"), "constant(0.5)", {}, v.type);
+      std::string zn = zero.name;
+      std::vector<std::string> config;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        int64_t lo = Uniform(0, 2), hi = Uniform(0, 2), interior = Uniform(0, 1);
+        config.push_back(interior ? absl::StrCat(lo, "_", hi, "_", interior)
+                                  : absl::StrCat(lo, "_", hi));
+        dims[d] = lo + hi + dims[d] + interior * std::max<int64_t>(0, dims[d] - 1);
       }
-      case 8: {  // transpose
-        if (v.dims.size() < 2) break;
-        std::vector<int64_t> permutation(v.dims.size());
-        std::iota(permutation.begin(), permutation.end(), 0);
-        std::shuffle(permutation.begin(), permutation.end(), rng_);
-        std::vector<int64_t> dims;
-        for (int64_t p : permutation) dims.push_back(v.dims[p]);
-        Add("transpose", dims, v.type, v.name);
-        Rename(values_.back(), absl::StrCat(", dimensions={", absl::StrJoin(permutation, ","), "}"));
-        break;
+      if (Elements(dims) > kMaxElements) return;
+      Add("pad", dims, v.type, absl::StrCat(v.name, ", ", zn));
+      Rename(values_.back(), absl::StrCat(", padding=", absl::StrJoin(config, "x")));
+    }
+  }
+
+  // Select on a comparison.
+  void AddSelect(const Value& v) {
+    Value w = Partner(v);
+    const Value& p = Add("compare", v.dims, "pred", absl::StrCat(v.name, ", ", w.name));
+    std::string pn = p.name;
+    Rename(values_.back(), ", direction=GT");
+    Add("select", v.dims, v.type, absl::StrCat(pn, ", ", v.name, ", ", w.name));
+  }
+
+  // Convert to the other float type.
+  void AddConvert(const Value& v) {
+    Add("convert", v.dims, v.type == "f32" ? "bf16" : "f32", v.name);
+  }
+
+  // Reverse, iota, or a dynamic slice.
+  void AddReverseIotaOrDynamicSlice(const Value& v) {
+    if (v.dims.empty()) return;
+    int at = Uniform(0, static_cast<int>(v.dims.size()) - 1);
+    int which = Uniform(0, 2);
+    if (which == 0) {
+      Add("reverse", v.dims, v.type, v.name);
+      Rename(values_.back(), absl::StrCat(", dimensions={", at, "}"));
+    } else if (which == 1) {
+      const Value& i = Add(ShapeText(v.type, v.dims), absl::StrCat("iota(), iota_dimension=", at),
+                           v.dims, v.type);
+      std::string in = i.name;
+      Add("add", v.dims, v.type, absl::StrCat(v.name, ", ", in));
+    } else {
+      std::vector<std::string> starts;
+      std::vector<int64_t> sizes;
+      for (int64_t d : v.dims) {
+        // Starts past the end are clamped: exercise that too.
+        const Value& s = Add(
+            "s32[]", absl::StrCat("constant(", Uniform(0, static_cast<int>(d)), ")"), {}, "s32");
+        starts.push_back(s.name);
+        sizes.push_back(std::max<int64_t>(1, d / 2));
       }
-      case 9: {  // slice
-        std::vector<int64_t> dims;
-        std::vector<std::string> ranges;
-        for (int64_t d : v.dims) {
-          int64_t start = Uniform(0, static_cast<int>(d - 1));
-          int64_t limit = Uniform(static_cast<int>(start + 1), static_cast<int>(d));
-          int64_t stride = Coin() ? 1 : 2;
-          dims.push_back((limit - start + stride - 1) / stride);
-          ranges.push_back(absl::StrCat("[", start, ":", limit, ":", stride, "]"));
-        }
-        Add("slice", dims, v.type, v.name);
-        Rename(values_.back(), absl::StrCat(", slice={", absl::StrJoin(ranges, ", "), "}"));
-        break;
-      }
-      case 10: {  // concatenate with itself, or pad
-        if (v.dims.empty() || Elements(v.dims) * 2 > kMaxElements) break;
-        int at = Uniform(0, static_cast<int>(v.dims.size()) - 1);
-        std::vector<int64_t> dims = v.dims;
-        if (Coin()) {
-          dims[at] *= 2;
-          Add("concatenate", dims, v.type, absl::StrCat(v.name, ", ", v.name));
-          Rename(values_.back(), absl::StrCat(", dimensions={", at, "}"));
-        } else {
-          const Value& zero = Add(absl::StrCat(v.type, "[]"), "constant(0.5)", {}, v.type);
-          std::string zn = zero.name;
-          std::vector<std::string> config;
-          for (size_t d = 0; d < dims.size(); ++d) {
-            int64_t lo = Uniform(0, 2), hi = Uniform(0, 2), interior = Uniform(0, 1);
-            config.push_back(interior ? absl::StrCat(lo, "_", hi, "_", interior) : absl::StrCat(lo, "_", hi));
-            dims[d] = lo + hi + dims[d] + interior * std::max<int64_t>(0, dims[d] - 1);
-          }
-          if (Elements(dims) > kMaxElements) break;
-          Add("pad", dims, v.type, absl::StrCat(v.name, ", ", zn));
-          Rename(values_.back(), absl::StrCat(", padding=", absl::StrJoin(config, "x")));
-        }
-        break;
-      }
-      case 11: {  // select on a comparison
-        Value w = Partner(v);
-        const Value& p = Add("compare", v.dims, "pred", absl::StrCat(v.name, ", ", w.name));
-        std::string pn = p.name;
-        Rename(values_.back(), ", direction=GT");
-        Add("select", v.dims, v.type, absl::StrCat(pn, ", ", v.name, ", ", w.name));
-        break;
-      }
-      case 12: {  // convert to the other float type
-        Add("convert", v.dims, v.type == "f32" ? "bf16" : "f32", v.name);
-        break;
-      }
-      case 13: {  // reverse, iota, or a dynamic slice
-        if (v.dims.empty()) break;
-        int at = Uniform(0, static_cast<int>(v.dims.size()) - 1);
-        int which = Uniform(0, 2);
-        if (which == 0) {
-          Add("reverse", v.dims, v.type, v.name);
-          Rename(values_.back(), absl::StrCat(", dimensions={", at, "}"));
-        } else if (which == 1) {
-          const Value& i = Add(ShapeText(v.type, v.dims), absl::StrCat("iota(), iota_dimension=", at),
-                               v.dims, v.type);
-          std::string in = i.name;
-          Add("add", v.dims, v.type, absl::StrCat(v.name, ", ", in));
-        } else {
-          std::vector<std::string> starts;
-          std::vector<int64_t> sizes;
-          for (int64_t d : v.dims) {
-            // Starts past the end are clamped: exercise that too.
-            const Value& s = Add("s32[]", absl::StrCat("constant(", Uniform(0, static_cast<int>(d)), ")"), {}, "s32");
-            starts.push_back(s.name);
-            sizes.push_back(std::max<int64_t>(1, d / 2));
-          }
-          Add("dynamic-slice", sizes, v.type, absl::StrCat(v.name, ", ", absl::StrJoin(starts, ", ")));
-          Rename(values_.back(), absl::StrCat(", dynamic_slice_sizes={", absl::StrJoin(sizes, ","), "}"));
-        }
-        break;
-      }
+      Add("dynamic-slice", sizes, v.type, absl::StrCat(v.name, ", ", absl::StrJoin(starts, ", ")));
+      Rename(values_.back(),
+             absl::StrCat(", dynamic_slice_sizes={", absl::StrJoin(sizes, ","), "}"));
     }
   }
 

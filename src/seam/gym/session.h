@@ -31,7 +31,7 @@ struct SessionOptions {
   fusion::DeviceSpec device = fusion::HostCpuSpec();
   // Run the verifier after every step that changes the module.
   bool verify_each = false;
-  // Start episodes from the planner's canonical forms (cost_analysis.h's
+  // Start episodes from the planner's canonical forms (the gym's
   // kPlanningPrerequisites), so that op counts compare with the default
   // pipeline like for like: it expands batch norms into the ops the kernels
   // compute, and a raw count calls each of them one op.
@@ -48,7 +48,7 @@ class Session {
  public:
   explicit Session(SessionOptions options = {});
 
-  // Starts an episode on a benchmark URI (benchmarks.h). The initial and
+  // Starts an episode on a benchmark URI. The initial and
   // default-pipeline op counts are computed once per URI and process.
   absl::Status Reset(absl::string_view benchmark);
   // Starts an episode on a module given directly; `name` labels it.

@@ -13,10 +13,10 @@ namespace seam::gym {
 
 struct Validation {
   int64_t ops = 0;           // after the order
-  double cost_us = 0;        // the cost model's time after stitch fusion (cost_analysis.h)
+  double cost_us = 0;        // the cost model's time after stitch fusion
   int64_t planned_ops = 0;   // ops once the planner's canonical forms expand composites
   bool interpreted = false;  // false when the module cannot be interpreted here
-  std::string differences;   // "" when the outputs agree (eval/compare.h's rewrite tolerance)
+  std::string differences;   // "" when the outputs agree (within the rewrite tolerance)
 };
 
 // Errors: the benchmark does not load, the spec does not parse, a pass fails

@@ -84,4 +84,25 @@ std::vector<Instruction*> Computation::MakePostOrder() const {
   return order;
 }
 
+std::optional<Opcode> AsBinaryReducer(const Computation& reducer) {
+  const Instruction* root = reducer.root();
+  if (root == nullptr || reducer.parameter_count() != 2 || root->operand_count() != 2 ||
+      !IsCombiner(root->opcode())) {
+    return std::nullopt;
+  }
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter || a == b) {
+    return std::nullopt;
+  }
+  // Scalars of the root's type: no hidden conversions.
+  for (const Instruction* i : {root, a, b}) {
+    if (!i->shape().IsArray() || i->shape().rank() != 0 ||
+        i->shape().dtype() != root->shape().dtype()) {
+      return std::nullopt;
+    }
+  }
+  return root->opcode();
+}
+
 }  // namespace seam

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,5 +70,12 @@ class Computation {
   bool has_signature_ = false;
   SourceLocation location_;
 };
+
+// The op of a reducer that is one combiner (add, multiply, maximum, minimum,
+// and, or: kCombiner in the opcode table) of its two distinct scalar
+// parameters, all of one element type: `ROOT r = add(p0, p1)`. Reductions
+// with such a reducer are reordered, split, vectorised and interpreted as
+// that op; any other reducer runs as the computation it is.
+std::optional<Opcode> AsBinaryReducer(const Computation& reducer);
 
 }  // namespace seam

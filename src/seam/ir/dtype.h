@@ -39,5 +39,11 @@ inline bool IsSigned(DType t) { return DTypeKindOf(t) == DTypeKind::kSigned; }
 inline bool IsUnsigned(DType t) { return DTypeKindOf(t) == DTypeKind::kUnsigned; }
 inline bool IsComplex(DType t) { return DTypeKindOf(t) == DTypeKind::kComplex; }
 inline bool IsPred(DType t) { return t == DType::kPred; }
+// Types generated kernels load, compute and store: pred, and integers and
+// floats of whole bytes (not complex, sub-byte or opaque types). The fusion
+// planner stitches only ops on these.
+inline bool IsKernelType(DType t) {
+  return (IsPred(t) || IsInteger(t) || IsFloat(t)) && DTypeBits(t) % 8 == 0;
+}
 
 }  // namespace seam

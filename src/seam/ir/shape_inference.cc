@@ -1,6 +1,6 @@
 // Shape inference after XLA's operation semantics: the entry points, which
 // check operand counts and array operands, then dispatch on the opcode's
-// category to one file per op family (shape_inference_util.h lists them).
+// category to one file per op family (listed with the families' entry points).
 // Messages name the opcode (not the instruction: the verifier adds that) and
 // say what was expected.
 #include "seam/ir/shape_inference.h"

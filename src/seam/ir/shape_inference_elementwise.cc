@@ -38,9 +38,6 @@ Inferred InferBitcastConvert(const Instruction& i) {
 Inferred InferUnary(const Instruction& i) {
   const Shape& x = In(i, 0);
   DType t = x.dtype();
-  auto fail = [&](absl::string_view what) {
-    return Invalid(Op(i), " needs ", what, " operand, got ", Str(x));
-  };
   DType result = t;
   switch (i.opcode()) {
     case Opcode::kConvert: {
@@ -51,7 +48,6 @@ Inferred InferUnary(const Instruction& i) {
     case Opcode::kBitcastConvert:
       return InferBitcastConvert(i);
     case Opcode::kIsFinite:
-      if (!FloatLike(t)) return fail("a floating-point");
       result = DType::kPred;
       break;
     case Opcode::kAbs:
@@ -59,15 +55,7 @@ Inferred InferUnary(const Instruction& i) {
       break;
     case Opcode::kReal:
     case Opcode::kImag:
-      if (!IsComplex(t) && !FloatLike(t)) return fail("a complex or floating-point");
       if (IsComplex(t)) result = ComplexComponent(t);
-      break;
-    case Opcode::kNot:
-      if (!IsPred(t) && !IsInteger(t)) return fail("a pred or integer");
-      break;
-    case Opcode::kPopcnt:
-    case Opcode::kClz:
-      if (!IsInteger(t)) return fail("an integer");
       break;
     case Opcode::kReducePrecision: {
       SEAM_ASSIGN_OR_RETURN(const int64_t* e, Require(i, i.attrs().exponent_bits, "exponent_bits"));
@@ -76,7 +64,6 @@ Inferred InferUnary(const Instruction& i) {
         return Invalid("'reduce-precision' needs exponent_bits >= 1 and mantissa_bits >= 0, got ",
                        *e, " and ", *m);
       }
-      if (!FloatLike(t)) return fail("a floating-point");
       break;
     }
     default:
@@ -113,7 +100,13 @@ Inferred InferBinary(const Instruction& i) {
                    Str(b));
   }
   if (i.opcode() == Opcode::kCompare) {
-    SEAM_RETURN_IF_ERROR(Require(i, i.attrs().direction, "direction").status());
+    SEAM_ASSIGN_OR_RETURN(const ComparisonDirection* direction,
+                          Require(i, i.attrs().direction, "direction"));
+    if (IsComplex(a.dtype()) && *direction != ComparisonDirection::kEq &&
+        *direction != ComparisonDirection::kNe) {
+      return Invalid("complex numbers have no order: 'compare' on ", Str(a),
+                     " takes direction EQ or NE");
+    }
     return Shape::Array(DType::kPred, a.dims());
   }
   return Shape::Array(a.dtype(), a.dims());
@@ -171,9 +164,24 @@ Inferred InferMap(const Instruction& i) {
   return Shape::Array(r.dtype(), In(i, 0).dims());
 }
 
+// The opcode table's element types, checked on the operands holding values
+// (not select's predicate nor stochastic-convert's random bits).
+absl::Status CheckOperandTypes(const Instruction& i) {
+  if (OpcodeOperandTypes(i.opcode()) == OperandTypes::kAnyType) return absl::OkStatus();
+  for (int k = 0; k < i.operand_count(); ++k) {
+    const Shape& x = In(i, k);
+    if (!AcceptsOperandType(i.opcode(), x.dtype())) {
+      return Invalid(Op(i), " needs ", OperandTypesName(OpcodeOperandTypes(i.opcode())),
+                     " operand, got ", Str(x));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Inferred InferElementwise(const Instruction& i) {
+  SEAM_RETURN_IF_ERROR(CheckOperandTypes(i));
   switch (i.opcode()) {
     case Opcode::kSelect:
       return InferSelect(i);

@@ -26,20 +26,20 @@ using Inferred = absl::StatusOr<std::optional<Shape>>;
 
 // ---- Op families (one file each), dispatched on OpcodeCategory ----------
 
-// shape_inference_elementwise.cc: elementwise ops and the data movement
-// that rearranges one array (gather and scatter are in their own file).
+// Elementwise ops and the data movement that rearranges one array, gather
+// and scatter aside (shape_inference_elementwise.cc).
 Inferred InferElementwise(const Instruction& i);
 Inferred InferDataMovement(const Instruction& i);
-// shape_inference_gather_scatter.cc
+// Gather and scatter (shape_inference_gather_scatter.cc).
 Inferred InferGather(const Instruction& i);
 Inferred InferScatter(const Instruction& i);
-// shape_inference_reduction.cc: reductions, windows, dot, convolution and
-// composite ops.
+// Reductions, windows, dot, convolution and composite ops
+// (shape_inference_reduction.cc).
 Inferred InferReduction(const Instruction& i);
 Inferred InferLibrary(const Instruction& i);
 Inferred InferComposite(const Instruction& i);
-// shape_inference_control.cc: parameters, constants, tuples, calls and
-// control flow.
+// Parameters, constants, tuples, calls and control flow
+// (shape_inference_control.cc).
 Inferred InferControl(const Instruction& i);
 
 // ---- Messages ------------------------------------------------------------

@@ -10,7 +10,7 @@ namespace seam {
 
 // Checks a whole module and returns the first error found, as an
 // InvalidArgument that names the instruction (`'add.3': ...`) and carries its
-// source location (see error_location.h). Checks, in order: an entry
+// source location (as an error-location payload). Checks, in order: an entry
 // computation; per computation a root, parameters numbered 0..n-1 without
 // gaps or duplicates (reported at the parameter past a gap), operands from
 // the same computation, existing callees, no cycles among instructions; an

@@ -211,7 +211,6 @@ class Driver {
 
 class AlgsimpPass : public Pass {
  public:
-  absl::string_view name() const override { return "algsimp"; }
   absl::StatusOr<bool> Run(Module& module) override { return RunAlgsimp(module, nullptr); }
 };
 

@@ -200,38 +200,14 @@ std::optional<Opcode> ReducerOp(const Instruction& reduce) {
   if (!reduce.attrs().to_apply.has_value() || *reduce.attrs().to_apply == nullptr) {
     return std::nullopt;
   }
-  const Computation& c = **reduce.attrs().to_apply;
-  if (c.parameter_count() != 2 || c.root() == nullptr || c.root()->operand_count() != 2) {
-    return std::nullopt;
-  }
-  const Instruction* root = c.root();
-  switch (root->opcode()) {
-    case Opcode::kAdd:
-    case Opcode::kMultiply:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kAnd:
-    case Opcode::kOr:
-      break;
-    default:
-      return std::nullopt;
-  }
-  const Instruction* p0 = c.parameter(0);
-  const Instruction* p1 = c.parameter(1);
-  if (p0 == nullptr || p1 == nullptr) return std::nullopt;
-  bool operands_ok = (root->operand(0) == p0 && root->operand(1) == p1) ||
-                     (root->operand(0) == p1 && root->operand(1) == p0);
+  std::optional<Opcode> op = AsBinaryReducer(**reduce.attrs().to_apply);
   DType t = reduce.operand(0)->shape().dtype();
-  Shape scalar = Shape::Scalar(t);
-  if (!operands_ok || !p0->shape().Compatible(scalar) || !p1->shape().Compatible(scalar) ||
-      !root->shape().Compatible(scalar) || !reduce.shape().IsArray() ||
-      reduce.shape().dtype() != t || !IsIntegralOrFloat(t)) {
+  if (!op || (*reduce.attrs().to_apply)->root()->shape().dtype() != t ||
+      !reduce.shape().IsArray() || reduce.shape().dtype() != t || !IsIntegralOrFloat(t)) {
     return std::nullopt;
   }
-  if (IsFloat(t) && (root->opcode() == Opcode::kAnd || root->opcode() == Opcode::kOr)) {
-    return std::nullopt;
-  }
-  return root->opcode();
+  if (IsFloat(t) && (*op == Opcode::kAnd || *op == Opcode::kOr)) return std::nullopt;
+  return op;
 }
 
 bool IsReducerIdentity(Opcode op, const Instruction* init) {

@@ -10,6 +10,7 @@
 // (which turns a -0 product into +0, as the dot does).
 #include <algorithm>
 
+#include "absl/algorithm/container.h"
 #include "seam/eval/ops.h"
 #include "seam/passes/algsimp_rules.h"
 
@@ -138,22 +139,34 @@ bool FoldSmallConstant(Instruction* i, RewriteContext& ctx) {
   return ctx.Replace(i, constant);
 }
 
-std::vector<Opcode> ElementwiseToFold() {
-  using O = Opcode;
-  return {O::kAbs, O::kAdd, O::kAnd, O::kAtan2, O::kCbrt, O::kCeil, O::kClamp, O::kClz,
-          O::kComplex, O::kCos, O::kDivide, O::kErf, O::kExp, O::kExpm1, O::kFloor, O::kImag,
-          O::kIsFinite, O::kLog, O::kLog1p, O::kLogistic, O::kMaximum, O::kMinimum,
-          O::kMultiply, O::kNegate, O::kNot, O::kOr, O::kPopcnt, O::kPower, O::kReal,
-          O::kRemainder, O::kRoundNearestAfz, O::kRoundNearestEven, O::kRsqrt, O::kSelect,
-          O::kShiftLeft, O::kShiftRightArithmetic, O::kShiftRightLogical, O::kSign, O::kSin,
-          O::kSqrt, O::kSubtract, O::kTan, O::kTanh, O::kXor};
-}
+// Compares and conversions of constants fold under rules of their own.
+constexpr Opcode kCompareOps[] = {Opcode::kCompare};
+constexpr Opcode kConversionOps[] = {Opcode::kConvert, Opcode::kBitcastConvert,
+                                     Opcode::kReducePrecision};
 
-std::vector<Opcode> SplatFoldable() {
-  std::vector<Opcode> ops = ElementwiseToFold();
-  ops.insert(ops.end(), {Opcode::kCompare, Opcode::kConvert, Opcode::kReducePrecision});
+// Every elementwise op the interpreter evaluates on its operands alone (map
+// applies a computation), but `except`: what folds on known constants.
+std::vector<Opcode> FoldableElementwise(std::vector<Opcode> except) {
+  except.push_back(Opcode::kMap);
+  std::vector<Opcode> ops;
+  for (int k = 0; k < kOpcodeCount; ++k) {
+    auto op = static_cast<Opcode>(k);
+    if (IsElementwise(op) && IsInterpretable(op) && !absl::c_linear_search(except, op)) {
+      ops.push_back(op);
+    }
+  }
   return ops;
 }
+
+std::vector<Opcode> ElementwiseToFold() {
+  std::vector<Opcode> own_rules(std::begin(kCompareOps), std::end(kCompareOps));
+  own_rules.insert(own_rules.end(), std::begin(kConversionOps), std::end(kConversionOps));
+  return FoldableElementwise(own_rules);
+}
+
+// A splat keeps its result's dimensions, which a bitcast-convert between
+// widths does not.
+std::vector<Opcode> SplatFoldable() { return FoldableElementwise({Opcode::kBitcastConvert}); }
 
 // op(broadcast(c1), c2, ...) on scalar constants: every element is the same
 // op(c1, c2, ...), computed once on the scalars.
@@ -426,10 +439,14 @@ bool DotEmptyContracting(Instruction* i, RewriteContext& ctx) {
 void AppendReductionRules(std::vector<RewriteRule>& rules) {
   using O = Opcode;
   std::vector<RewriteRule> mine = {
-      {"fold-constant-compare", {O::kCompare}, "compare of small known constants -> constant",
+      {"fold-constant-compare",
+       {std::begin(kCompareOps), std::end(kCompareOps)},
+       "compare of small known constants -> constant",
        &FoldSmallConstant},
-      {"fold-constant-convert", {O::kConvert, O::kBitcastConvert, O::kReducePrecision},
-       "conversion of a small known constant -> constant", &FoldSmallConstant},
+      {"fold-constant-convert",
+       {std::begin(kConversionOps), std::end(kConversionOps)},
+       "conversion of a small known constant -> constant",
+       &FoldSmallConstant},
       {"fold-constant-elementwise", ElementwiseToFold(),
        "elementwise op on small known constants -> constant", &FoldSmallConstant},
       {"fold-splat-elementwise", SplatFoldable(),
@@ -439,39 +456,57 @@ void AppendReductionRules(std::vector<RewriteRule>& rules) {
        {O::kReshape, O::kTranspose, O::kSlice, O::kConcatenate, O::kPad, O::kReverse},
        "reshape/transpose/slice/concat/pad/reverse of small known constants -> constant",
        &FoldSmallConstant},
-      {"compare-self", {O::kCompare}, "x == x -> true, x < x -> false (integers, total order)",
+      {"compare-self",
+       {O::kCompare},
+       "x == x -> true, x < x -> false (integers, total order)",
        &CompareSelf},
-      {"compare-constant-lhs", {O::kCompare}, "compare(constant, x) -> mirrored compare(x, constant)",
+      {"compare-constant-lhs",
+       {O::kCompare},
+       "compare(constant, x) -> mirrored compare(x, constant)",
        &CompareConstantLhs},
-      {"select-constant-pred", {O::kSelect}, "select(true, a, b) -> a, select(false, a, b) -> b",
+      {"select-constant-pred",
+       {O::kSelect},
+       "select(true, a, b) -> a, select(false, a, b) -> b",
        &SelectConstantPred},
       {"select-same-branches", {O::kSelect}, "select(p, a, a) -> a", &SelectSameBranches},
-      {"select-not-pred", {O::kSelect}, "select(not(p), a, b) -> select(p, b, a)",
-       &SelectNotPred},
-      {"select-of-bools", {O::kSelect}, "select(p, true, false) -> p; (p, false, true) -> not(p)",
+      {"select-not-pred", {O::kSelect}, "select(not(p), a, b) -> select(p, b, a)", &SelectNotPred},
+      {"select-of-bools",
+       {O::kSelect},
+       "select(p, true, false) -> p; (p, false, true) -> not(p)",
        &SelectOfBools},
-      {"convert-same-type", {O::kConvert}, "convert to the operand's own type -> x",
+      {"convert-same-type",
+       {O::kConvert},
+       "convert to the operand's own type -> x",
        &ConvertSameType},
-      {"convert-convert", {O::kConvert},
+      {"convert-convert",
+       {O::kConvert},
        "convert(convert(x)) -> convert(x) when the middle type holds every value of x",
        &ConvertConvert},
-      {"reduce-unit-dims", {O::kReduce},
+      {"reduce-unit-dims",
+       {O::kReduce},
        "reduce keeping the element count -> reshape (op with init unless it is the identity)",
        &ReduceUnitDims},
       {"reduce-empty", {O::kReduce}, "reduce of an empty array -> broadcast(init)", &ReduceEmpty},
-      {"reduce-of-reshape", {O::kReduce},
+      {"reduce-of-reshape",
+       {O::kReduce},
        "reduce(reshape(x)) -> reduce(x) when the reshape only regroups reduced or kept dims",
        &ReduceOfReshape},
-      {"reduce-of-transpose", {O::kReduce},
+      {"reduce-of-transpose",
+       {O::kReduce},
        "reduce(transpose(x)) -> reduce(x) when the transpose keeps reduced and kept dims in order",
        &ReduceOfTranspose},
-      {"reduce-of-broadcast", {O::kReduce},
+      {"reduce-of-broadcast",
+       {O::kReduce},
        "reduce over broadcast dims -> x (max/min/and/or) or x * count (integer add)",
        &ReduceOfBroadcast},
       {"dot-scalars", {O::kDot}, "dot of scalars -> multiply", &DotScalars},
-      {"dot-unit-contracting", {O::kDot},
-       "dot with size-1 (or no) contracting dims -> multiply of broadcasts", &DotUnitContracting},
-      {"dot-empty-contracting", {O::kDot}, "dot with a size-0 contracting dim -> zeros",
+      {"dot-unit-contracting",
+       {O::kDot},
+       "dot with size-1 (or no) contracting dims -> multiply of broadcasts",
+       &DotUnitContracting},
+      {"dot-empty-contracting",
+       {O::kDot},
+       "dot with a size-0 contracting dim -> zeros",
        &DotEmptyContracting},
   };
   rules.insert(rules.end(), mine.begin(), mine.end());

@@ -1,9 +1,11 @@
 // algsimp's rule table: each row names one local rewrite (an algebraic
 // identity, a shape simplification, a fold of a small constant), the opcodes
-// it applies to, and the function that rewrites an instruction. The driver
-// (algsimp.cc) applies the rows to a fixpoint; the families live in
-// algsimp_arithmetic.cc, algsimp_reductions.cc, algsimp_shapes.cc and
-// algsimp_indexing.cc, and the matchers they share in algsimp_match.cc.
+// it applies to, and the function that rewrites an instruction. The algsimp
+// pass applies the rows to a fixpoint. The families: elementwise arithmetic
+// and bitwise ops (algsimp_arithmetic.cc); compare, select, convert, reduce,
+// dot and constant folding (algsimp_reductions.cc); data movement
+// (algsimp_shapes.cc); indexing ops (algsimp_indexing.cc); and the matchers
+// they share (algsimp_match.cc).
 //
 // Every rule preserves the exact value of its instruction under the
 // interpreter's semantics (IEEE 754 for floats: NaN, signed zeros and
@@ -22,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "seam/eval/evaluator.h"
-#include "seam/passes/hlo_builder.h"
+#include "seam/ir/hlo_builder.h"
 
 namespace seam::algsimp {
 
@@ -89,7 +91,7 @@ const std::vector<RewriteRule>& AlgsimpRules();
 // Runs algsimp on `module`; when `fired` is set, adds one per rule firing.
 absl::StatusOr<bool> RunAlgsimp(Module& module, std::map<std::string, int64_t>* fired);
 
-// ---- Matchers shared by the families (algsimp_match.cc) ----
+// ---- Matchers shared by the families ----
 
 // The value of a constant the text spelled out (not elided or opaque).
 const Literal* KnownLiteral(const Instruction* i);

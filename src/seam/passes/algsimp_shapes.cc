@@ -1,5 +1,5 @@
 // algsimp rules on data movement: broadcast, reshape, transpose, slice,
-// concatenate, pad and reverse (indexing ops are in algsimp_indexing.cc).
+// concatenate, pad and reverse (indexing ops have a family of their own).
 // They only move
 // values, so every rewrite here is exact for every element type; shapes are
 // logical (row-major), and the driver refuses a replacement whose layout

@@ -134,7 +134,6 @@ void AdoptElementShapes(Instruction* tuple, const Shape& declared) {
 
 class BatchNormExpanderPass : public Pass {
  public:
-  absl::string_view name() const override { return "batchnorm-expander"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -14,7 +14,6 @@ namespace {
 
 class BroadcastCanonicalizerPass : public Pass {
  public:
-  absl::string_view name() const override { return "broadcast-canonicalizer"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

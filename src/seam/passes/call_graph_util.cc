@@ -206,6 +206,41 @@ Instruction* LoopStateParameter(const Computation& c, size_t elements) {
   return state;
 }
 
+std::optional<ReshapableLoop> MatchReshapableLoop(
+    const Instruction& loop, const absl::flat_hash_map<const Computation*, int>& call_sites) {
+  if (loop.attrs().condition.value_or(nullptr) == nullptr ||
+      loop.attrs().body.value_or(nullptr) == nullptr) {
+    return std::nullopt;
+  }
+  ReshapableLoop parts;
+  parts.condition = *loop.attrs().condition;
+  parts.body = *loop.attrs().body;
+  const Shape& state = loop.shape();
+  if (parts.condition == parts.body || CallSites(call_sites, parts.condition) != 1 ||
+      CallSites(call_sites, parts.body) != 1 || HasControlEdges(loop) || !state.IsTuple()) {
+    return std::nullopt;
+  }
+  parts.elements = state.tuple_shapes().size();
+  parts.body_state = LoopStateParameter(*parts.body, parts.elements);
+  parts.condition_state = LoopStateParameter(*parts.condition, parts.elements);
+  parts.next = parts.body->root();
+  if (parts.body_state == nullptr || parts.condition_state == nullptr ||
+      parts.next->opcode() != Opcode::kTuple ||
+      static_cast<size_t>(parts.next->operand_count()) != parts.elements ||
+      !parts.next->users().empty() || HasControlEdges(*parts.next)) {
+    return std::nullopt;
+  }
+  return parts;
+}
+
+Instruction* InitialStateElement(const Instruction& loop, size_t k, HloBuilder& outside) {
+  Instruction* init = loop.operand(0);
+  Instruction* element = init->opcode() == Opcode::kTuple
+                             ? init->operand(static_cast<int>(k))
+                             : outside.GetTupleElement(init, static_cast<int64_t>(k));
+  return AdaptLayout(element, loop.shape().tuple_shapes()[k], outside);
+}
+
 bool ReplaceByOperand(Module& module, bool (*is_identity)(const Instruction&)) {
   bool changed = false;
   for (const auto& computation : module.computations()) {

@@ -4,13 +4,14 @@
 // layout-sensitive reader (bitcast) sees.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "seam/ir/hlo_builder.h"
 #include "seam/ir/module.h"
-#include "seam/passes/hlo_builder.h"
 
 namespace seam {
 
@@ -82,6 +83,25 @@ int CallSites(const absl::flat_hash_map<const Computation*, int>& counts,
 // get-tuple-element with indices below `elements` (and is not the root):
 // then the loop state may be reshaped by renumbering those reads.
 Instruction* LoopStateParameter(const Computation& c, size_t elements);
+
+// A while loop whose state may be reshaped: a tuple state; a body and a
+// condition, distinct and called only by this loop, each with a state
+// parameter LoopStateParameter accepts; a body ending in a tuple of the
+// next state that nothing else reads; no control edges.
+struct ReshapableLoop {
+  Computation* condition = nullptr;
+  Computation* body = nullptr;
+  size_t elements = 0;  // of the state
+  Instruction* body_state = nullptr;
+  Instruction* condition_state = nullptr;
+  Instruction* next = nullptr;  // the body's root
+};
+std::optional<ReshapableLoop> MatchReshapableLoop(
+    const Instruction& loop, const absl::flat_hash_map<const Computation*, int>& call_sites);
+
+// Element k of `loop`'s initial state, built by `outside` where the initial
+// state is not a tuple instruction, in the layout of the loop's state.
+Instruction* InitialStateElement(const Instruction& loop, size_t k, HloBuilder& outside);
 
 // Makes the users of every instruction for which `is_identity` holds read
 // its first operand instead, and removes it: for annotations that are

@@ -17,7 +17,6 @@ namespace {
 
 class CallInlinerPass : public Pass {
  public:
-  absl::string_view name() const override { return "call-inliner"; }
   absl::StatusOr<bool> Run(Module& module) override {
     if (!ContainsOpcode(module, Opcode::kCall)) return false;
     // Callees first, so a body is inlined already free of calls and one run

@@ -208,29 +208,27 @@ void Rewrite(const Region& region, movers::Editor& editor) {
   }
 }
 
-class ChannelsLastPass : public Pass {
- public:
-  absl::string_view name() const override { return "channels-last"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
+class ChannelsLastPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kConvolution}; }
+  void Prepare(Module& module) override { editor_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    const std::vector<Instruction*> post_order = computation.MakePostOrder();
+    std::vector<Region> regions = FindRegions(post_order);
+    editor_->Begin(computation);
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kConvolution)) continue;
-      const std::vector<Instruction*> post_order = computation->MakePostOrder();
-      std::vector<Region> regions = FindRegions(post_order);
-      editor.Begin(*computation);
-      for (const Region& region : regions) {
-        int64_t convolutions = 0;
-        for (const Instruction* i : region.members)
-          convolutions += i->opcode() == Opcode::kConvolution;
-        if (KeptTransposes(region) >= convolutions) continue;
-        Rewrite(region, editor);
-        changed = true;
-      }
-      editor.Finish();
+    for (const Region& region : regions) {
+      int64_t convolutions = 0;
+      for (const Instruction* i : region.members)
+        convolutions += i->opcode() == Opcode::kConvolution;
+      if (KeptTransposes(region) >= convolutions) continue;
+      Rewrite(region, *editor_);
+      changed = true;
     }
+    editor_->Finish();
     return changed;
   }
+
+  std::optional<movers::Editor> editor_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 // Only when the result has the operand's shape (an all-gather of a real
 // multi-device split grows its dimension: not an identity here). Async
 // forms (-start/-done) and instructions with control edges are kept.
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "seam/passes/call_graph_util.h"
 #include "seam/passes/pass.h"
@@ -67,52 +68,44 @@ Instruction* Simplified(Instruction* i, HloBuilder& builder) {
   }
 }
 
-bool IsSingleDeviceCollective(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kReplicaId:
-    case Opcode::kPartitionId:
-    case Opcode::kAllReduce:
-    case Opcode::kAllGather:
-    case Opcode::kReduceScatter:
-    case Opcode::kAllToAll:
-    case Opcode::kCollectiveBroadcast:
-    case Opcode::kCollectivePermute:
-      return true;
-    default:
-      return false;
-  }
+const std::vector<Opcode>& SingleDeviceCollectives() {
+  static const auto* ops = new std::vector<Opcode>{
+      Opcode::kReplicaId,           Opcode::kPartitionId,      Opcode::kAllReduce,
+      Opcode::kAllGather,           Opcode::kReduceScatter,    Opcode::kAllToAll,
+      Opcode::kCollectiveBroadcast, Opcode::kCollectivePermute};
+  return *ops;
 }
 
-class CollectiveSimplifierPass : public Pass {
- public:
-  absl::string_view name() const override { return "collective-simplifier"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    std::optional<NameUniquer> names;  // built on the first candidate
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      std::vector<Instruction*> candidates;
-      for (const auto& i : computation->instructions()) {
-        if (IsSingleDeviceCollective(i->opcode()) && !HasControlEdges(*i) &&
-            IsRemovableWhenDead(*i)) {
-          candidates.push_back(i.get());
-        }
+bool IsSingleDeviceCollective(Opcode opcode) {
+  return absl::c_linear_search(SingleDeviceCollectives(), opcode);
+}
+
+class CollectiveSimplifierPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return SingleDeviceCollectives(); }
+  void Prepare(Module& module) override { names_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    std::vector<Instruction*> candidates;
+    for (const auto& i : computation.instructions()) {
+      if (IsSingleDeviceCollective(i->opcode()) && !HasControlEdges(*i) &&
+          IsRemovableWhenDead(*i)) {
+        candidates.push_back(i.get());
       }
-      if (candidates.empty()) continue;
-      if (!names.has_value()) names.emplace(module);
-      HloBuilder builder(*computation, *names);
-      absl::flat_hash_set<Instruction*> removed;
-      for (Instruction* i : candidates) {
-        Instruction* replacement = Simplified(i, builder);
-        if (replacement == nullptr) continue;
-        i->ReplaceAllUsesWith(replacement);
-        removed.insert(i);
-      }
-      if (removed.empty()) continue;
-      computation->RemoveInstructions(removed);
-      changed = true;
     }
-    return changed;
+    if (candidates.empty()) return false;
+    HloBuilder builder(computation, *names_);
+    absl::flat_hash_set<Instruction*> removed;
+    for (Instruction* i : candidates) {
+      Instruction* replacement = Simplified(i, builder);
+      if (replacement == nullptr) continue;
+      i->ReplaceAllUsesWith(replacement);
+      removed.insert(i);
+    }
+    if (removed.empty()) return false;
+    computation.RemoveInstructions(removed);
+    return true;
   }
+
+  std::optional<NameUniquer> names_;
 };
 
 }  // namespace

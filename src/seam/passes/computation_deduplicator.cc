@@ -66,7 +66,6 @@ size_t Fingerprint(const Computation& c) {
 
 class ComputationDeduplicatorPass : public Pass {
  public:
-  absl::string_view name() const override { return "computation-deduplicator"; }
   absl::StatusOr<bool> Run(Module& module) override {
     absl::StatusOr<std::vector<Computation*>> order = module.MakeComputationPostOrder();
     if (!order.ok()) return order.status();

@@ -49,7 +49,6 @@ int64_t KnownBranch(const Instruction& conditional) {
 
 class ConditionalSimplifierPass : public Pass {
  public:
-  absl::string_view name() const override { return "conditional-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
     bool any = false;
     for (const auto& computation : module.computations()) {

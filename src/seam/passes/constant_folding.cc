@@ -9,7 +9,7 @@
 // kMaxOperandElements), random and side-effecting ops, and elided constants,
 // whose values the text does not hold.
 #include "seam/eval/ops.h"
-#include "seam/passes/hlo_builder.h"
+#include "seam/ir/hlo_builder.h"
 #include "seam/passes/pass.h"
 
 namespace seam {
@@ -60,31 +60,29 @@ bool Foldable(const Instruction& i) {
   return operand_elements <= kMaxOperandElements;
 }
 
-class ConstantFoldingPass : public Pass {
- public:
-  absl::string_view name() const override { return "constant-folding"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    NameUniquer names(module);
-    Evaluator evaluator;
+class ConstantFoldingPass : public ComputationPass {
+  void Prepare(Module& module) override { names_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    HloBuilder builder(computation, *names_);
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      HloBuilder builder(*computation, names);
-      for (Instruction* i : computation->MakePostOrder()) {
-        if (!Foldable(*i)) continue;
-        std::vector<const Literal*> operands;
-        for (const Instruction* operand : i->operands()) operands.push_back(operand->literal());
-        absl::StatusOr<Literal> value = EvalInstruction(*i, operands, evaluator);
-        // An op the interpreter rejects on these values stays as it is: the
-        // error belongs to whoever runs the module, not to the optimiser.
-        if (!value.ok()) continue;
-        Instruction* constant = builder.Constant(std::move(*value));
-        constant->mutable_shape() = i->shape();
-        ReplaceInstruction(i, constant);
-        changed = true;
-      }
+    for (Instruction* i : computation.MakePostOrder()) {
+      if (!Foldable(*i)) continue;
+      std::vector<const Literal*> operands;
+      for (const Instruction* operand : i->operands()) operands.push_back(operand->literal());
+      absl::StatusOr<Literal> value = EvalInstruction(*i, operands, evaluator_);
+      // An op the interpreter rejects on these values stays as it is: the
+      // error belongs to whoever runs the module, not to the optimiser.
+      if (!value.ok()) continue;
+      Instruction* constant = builder.Constant(std::move(*value));
+      constant->mutable_shape() = i->shape();
+      ReplaceInstruction(i, constant);
+      changed = true;
     }
     return changed;
   }
+
+  std::optional<NameUniquer> names_;
+  Evaluator evaluator_;
 };
 
 }  // namespace

@@ -109,7 +109,6 @@ Instruction* FoldConvolution(Instruction* conv, HloBuilder& b) {
 
 class ConvOperandFoldingPass : public Pass {
  public:
-  absl::string_view name() const override { return "conv-operand-folding"; }
   absl::StatusOr<bool> Run(Module& module) override {
     return movers::ReplaceFolded(module, Opcode::kConvolution, [](Instruction* i, HloBuilder& b) {
       return i->opcode() == Opcode::kConvolution ? FoldConvolution(i, b) : nullptr;

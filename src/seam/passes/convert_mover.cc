@@ -183,39 +183,37 @@ class ConvertMover {
   movers::Editor& editor_;
 };
 
-class ConvertMoverPass : public Pass {
- public:
-  absl::string_view name() const override { return "convert-mover"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
-    ConvertMover mover(editor);
+class ConvertMoverPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kConvert}; }
+  void Prepare(Module& module) override { editor_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    ConvertMover mover(*editor_);
+    editor_->Begin(computation);
+    std::vector<Instruction*> order = computation.MakePostOrder();
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kConvert)) continue;
-      editor.Begin(*computation);
-      std::vector<Instruction*> order = computation->MakePostOrder();
-      // Widening converts first, operands before users, so one sweep carries
-      // a convert down a whole chain.
-      for (Instruction* i : order) {
-        if (!editor.IsRemoved(i)) changed |= mover.SinkWidening(i);
-      }
-      // Narrowing converts; each hoisted convert is tried again at once.
-      std::vector<Instruction*> work;
-      for (Instruction* i : order) {
-        if (!editor.IsRemoved(i) && i->opcode() == Opcode::kConvert) work.push_back(i);
-      }
-      while (!work.empty()) {
-        Instruction* convert = work.back();
-        work.pop_back();
-        if (editor.IsRemoved(convert)) continue;
-        std::vector<Instruction*> hoisted = mover.HoistNarrowing(convert);
-        changed |= !hoisted.empty();
-        work.insert(work.end(), hoisted.begin(), hoisted.end());
-      }
-      editor.Finish();
+    // Widening converts first, operands before users, so one sweep carries
+    // a convert down a whole chain.
+    for (Instruction* i : order) {
+      if (!editor_->IsRemoved(i)) changed |= mover.SinkWidening(i);
     }
+    // Narrowing converts; each hoisted convert is tried again at once.
+    std::vector<Instruction*> work;
+    for (Instruction* i : order) {
+      if (!editor_->IsRemoved(i) && i->opcode() == Opcode::kConvert) work.push_back(i);
+    }
+    while (!work.empty()) {
+      Instruction* convert = work.back();
+      work.pop_back();
+      if (editor_->IsRemoved(convert)) continue;
+      std::vector<Instruction*> hoisted = mover.HoistNarrowing(convert);
+      changed |= !hoisted.empty();
+      work.insert(work.end(), hoisted.begin(), hoisted.end());
+    }
+    editor_->Finish();
     return changed;
   }
+
+  std::optional<movers::Editor> editor_;
 };
 
 }  // namespace

@@ -4,7 +4,7 @@
 // convert; merging them lets the fusion planner see the real sharing.
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
-#include "seam/passes/hlo_builder.h"
+#include "seam/ir/hlo_builder.h"
 #include "seam/passes/pass.h"
 
 namespace seam {
@@ -59,7 +59,7 @@ bool Mergeable(const Instruction& i) {
          i.control_successors().empty();
 }
 
-bool RunOnComputation(Computation& computation) {
+bool MergeEqualValues(Computation& computation) {
   absl::flat_hash_set<Instruction*, ValueHash, SameValue> values;
   absl::flat_hash_set<Instruction*> merged;
   for (Instruction* i : computation.MakePostOrder()) {
@@ -74,15 +74,9 @@ bool RunOnComputation(Computation& computation) {
   return true;
 }
 
-class CsePass : public Pass {
- public:
-  absl::string_view name() const override { return "cse"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      changed |= RunOnComputation(*computation);
-    }
-    return changed;
+class CsePass : public ComputationPass {
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    return MergeEqualValues(computation);
   }
 };
 

@@ -2,8 +2,8 @@
 // effects) and computations no instruction calls. Every other pass leaves
 // dead code behind it and relies on this one to sweep it up.
 #include "absl/container/flat_hash_set.h"
+#include "seam/ir/hlo_builder.h"
 #include "seam/passes/call_graph_util.h"
-#include "seam/passes/hlo_builder.h"
 #include "seam/passes/pass.h"
 
 namespace seam {
@@ -33,7 +33,6 @@ bool RemoveUncalledComputations(Module& module) {
 
 class DcePass : public Pass {
  public:
-  absl::string_view name() const override { return "dce"; }
   absl::StatusOr<bool> Run(Module& module) override {
     bool changed = false;
     for (const auto& computation : module.computations()) {

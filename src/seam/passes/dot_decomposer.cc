@@ -113,7 +113,6 @@ Instruction* Decompose(HloBuilder& b, Instruction* dot) {
 
 class DotDecomposerPass : public Pass {
  public:
-  absl::string_view name() const override { return "dot-decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -204,27 +204,26 @@ class DotMerger {
   absl::flat_hash_map<const Instruction*, int64_t> index_;
 };
 
-class DotMergerPass : public Pass {
- public:
-  absl::string_view name() const override { return "dot-merger"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
-    DotMerger merger(editor);
+class DotMergerPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kDot}; }
+  void Prepare(Module& module) override { editor_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    int dots = 0;
+    for (const auto& i : computation.instructions()) dots += i->opcode() == Opcode::kDot;
+    if (dots < 2) return false;
+    DotMerger merger(*editor_);
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      int dots = 0;
-      for (const auto& i : computation->instructions()) dots += i->opcode() == Opcode::kDot;
-      if (dots < 2) continue;
-      for (int k = 0; k < kMaxMerges; ++k) {
-        editor.Begin(*computation);
-        bool merged = merger.MergeOne(*computation);
-        editor.Finish();
-        if (!merged) break;
-        changed = true;
-      }
+    for (int k = 0; k < kMaxMerges; ++k) {
+      editor_->Begin(computation);
+      bool merged = merger.MergeOne(computation);
+      editor_->Finish();
+      if (!merged) break;
+      changed = true;
     }
     return changed;
   }
+
+  std::optional<movers::Editor> editor_;
 };
 
 }  // namespace

@@ -160,7 +160,6 @@ Instruction* Reduce(expand::Rewriter& rewriter, HloBuilder& b, Instruction* dot)
 
 class DotStrengthReductionPass : public Pass {
  public:
-  absl::string_view name() const override { return "dot-strength-reduction"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -246,34 +246,6 @@ std::optional<Literal> IdentityOf(Opcode op, DType type) {
   return std::nullopt;
 }
 
-std::optional<Opcode> SimpleReducerOp(const Computation& computation) {
-  const Instruction* root = computation.root();
-  if (root == nullptr || computation.parameter_count() != 2 || root->operand_count() != 2 ||
-      !root->shape().IsArray() || root->shape().rank() != 0) {
-    return std::nullopt;
-  }
-  switch (root->opcode()) {
-    case Opcode::kAdd:
-    case Opcode::kMultiply:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kAnd:
-    case Opcode::kOr:
-      break;
-    default:
-      return std::nullopt;
-  }
-  const Instruction* a = root->operand(0);
-  const Instruction* b = root->operand(1);
-  if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter || a == b) {
-    return std::nullopt;
-  }
-  // Parameters of the root's type: no hidden conversions.
-  Shape scalar = Shape::Scalar(root->shape().dtype());
-  if (!a->shape().Compatible(scalar) || !b->shape().Compatible(scalar)) return std::nullopt;
-  return root->opcode();
-}
-
 bool IsIota(const std::vector<int64_t>& list) {
   for (size_t k = 0; k < list.size(); ++k) {
     if (list[k] != static_cast<int64_t>(k)) return false;

@@ -16,8 +16,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "seam/ir/hlo_builder.h"
 #include "seam/ir/module.h"
-#include "seam/passes/hlo_builder.h"
 
 namespace seam::expand {
 
@@ -85,11 +85,6 @@ Instruction* SplatBits(HloBuilder& b, DType type, const std::vector<int64_t>& di
 // and, or; nullopt where there is none Seam uses (pred add/multiply,
 // complex max/min, opaque types).
 std::optional<Literal> IdentityOf(Opcode op, DType type);
-
-// The opcode when `computation` is `ROOT r = op(p0, p1)` on scalars of one
-// type with op one of add, multiply, maximum, minimum, and, or (the
-// reducers the interpreter recognises); else nullopt.
-std::optional<Opcode> SimpleReducerOp(const Computation& computation);
 
 // Whether `list` is 0, 1, ..., n-1.
 bool IsIota(const std::vector<int64_t>& list);

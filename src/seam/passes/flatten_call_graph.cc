@@ -50,7 +50,6 @@ void AppendSequentialSites(Instruction* i, std::vector<CallSite>& out) {
 
 class FlattenCallGraphPass : public Pass {
  public:
-  absl::string_view name() const override { return "flatten-call-graph"; }
   absl::StatusOr<bool> Run(Module& module) override {
     // Every call site counts, in dead code too (the verifier checks it, and
     // passes that reshape a loop body need it unshared); embedded ones

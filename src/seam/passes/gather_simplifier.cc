@@ -105,7 +105,6 @@ Instruction* DynamicSlice(HloBuilder& b, Instruction* operand, Instruction* indi
 
 class GatherSimplifierPass : public Pass {
  public:
-  absl::string_view name() const override { return "gather-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -5,7 +5,7 @@
 //   AwsNeuronGelu(x)          = x Phi(x),  Phi(x) = (1 + erf(x / sqrt 2)) / 2
 //   AwsNeuronGeluApprxTanh(x) = x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2
 //   AwsNeuronGeluBackward(x)  = Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi)
-// (eval/custom_call.cc computes the same in double, rounding once; the
+// (the interpreter's handlers compute the same in double, rounding once; the
 // backward call's caller multiplies by the incoming gradient). bf16 and f16
 // compute in f32 and round once at the end, as the interpreter does.
 #include <cmath>
@@ -54,7 +54,6 @@ Instruction* Expand(HloBuilder& b, Gelu kind, Instruction* x) {
 
 class GeluExpanderPass : public Pass {
  public:
-  absl::string_view name() const override { return "gelu-expander"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -83,7 +83,6 @@ Instruction* LowerBitcast(HloBuilder& b, Instruction* bitcast) {
 
 class LayoutNormalizationPass : public Pass {
  public:
-  absl::string_view name() const override { return "layout-normalization"; }
   absl::StatusOr<bool> Run(Module& module) override {
     bool changed = DropEntryLayout(module);
     movers::Editor editor(module);

@@ -12,7 +12,6 @@ namespace {
 
 class LogisticExpanderPass : public Pass {
  public:
-  absl::string_view name() const override { return "logistic-expander"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -59,32 +59,28 @@ Instruction* Inlined(Instruction* map, HloBuilder& builder) {
   return inlined;
 }
 
-class MapInlinePass : public Pass {
- public:
-  absl::string_view name() const override { return "map-inline"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    if (!ContainsOpcode(module, Opcode::kMap)) return false;
-    NameUniquer names(module);
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      HloBuilder builder(*computation, names);
-      std::vector<Instruction*> maps;
-      for (const auto& i : computation->instructions()) {
-        if (i->opcode() == Opcode::kMap && !HasControlEdges(*i)) maps.push_back(i.get());
-      }
-      absl::flat_hash_set<Instruction*> removed;
-      for (Instruction* map : maps) {
-        Instruction* replacement = Inlined(map, builder);
-        if (replacement == nullptr) continue;
-        map->ReplaceAllUsesWith(replacement);
-        removed.insert(map);
-      }
-      if (removed.empty()) continue;
-      computation->RemoveInstructions(removed);
-      changed = true;
+class MapInlinePass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kMap}; }
+  void Prepare(Module& module) override { names_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    HloBuilder builder(computation, *names_);
+    std::vector<Instruction*> maps;
+    for (const auto& i : computation.instructions()) {
+      if (i->opcode() == Opcode::kMap && !HasControlEdges(*i)) maps.push_back(i.get());
     }
-    return changed;
+    absl::flat_hash_set<Instruction*> removed;
+    for (Instruction* map : maps) {
+      Instruction* replacement = Inlined(map, builder);
+      if (replacement == nullptr) continue;
+      map->ReplaceAllUsesWith(replacement);
+      removed.insert(map);
+    }
+    if (removed.empty()) return false;
+    computation.RemoveInstructions(removed);
+    return true;
   }
+
+  std::optional<NameUniquer> names_;
 };
 
 }  // namespace

@@ -11,8 +11,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
+#include "seam/ir/hlo_builder.h"
 #include "seam/ir/module.h"
-#include "seam/passes/hlo_builder.h"
 
 namespace seam::movers {
 

@@ -14,26 +14,21 @@
 namespace seam {
 namespace {
 
-class OptimizationBarrierExpanderPass : public Pass {
- public:
-  absl::string_view name() const override { return "optimization-barrier-expander"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      absl::flat_hash_set<Instruction*> removed;
-      for (const auto& i : computation->instructions()) {
-        if (i->opcode() != Opcode::kOptimizationBarrier || i->operand_count() != 1 ||
-            HasControlEdges(*i) || !InterchangeableShapes(i->operand(0)->shape(), i->shape())) {
-          continue;
-        }
-        i->ReplaceAllUsesWith(i->operand(0));
-        removed.insert(i.get());
+class OptimizationBarrierExpanderPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kOptimizationBarrier}; }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    absl::flat_hash_set<Instruction*> removed;
+    for (const auto& i : computation.instructions()) {
+      if (i->opcode() != Opcode::kOptimizationBarrier || i->operand_count() != 1 ||
+          HasControlEdges(*i) || !InterchangeableShapes(i->operand(0)->shape(), i->shape())) {
+        continue;
       }
-      if (removed.empty()) continue;
-      computation->RemoveInstructions(removed);
-      changed = true;
+      i->ReplaceAllUsesWith(i->operand(0));
+      removed.insert(i.get());
     }
-    return changed;
+    if (removed.empty()) return false;
+    computation.RemoveInstructions(removed);
+    return true;
   }
 };
 

@@ -110,7 +110,7 @@ class Pipeline::Parser {
       pos_ = start;
       return Error(absl::StrCat("unknown pass '", name, "'", Suggestion(name)));
     }
-    steps.push_back(Step{info->make(), {}});
+    steps.push_back(Step{info->Create(), {}});
     return absl::OkStatus();
   }
 

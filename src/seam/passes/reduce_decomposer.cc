@@ -54,7 +54,6 @@ bool Separable(const Computation& reducer, int64_t n) {
 
 class ReduceDecomposerPass : public Pass {
  public:
-  absl::string_view name() const override { return "reduce-decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     // One reducer per (variadic reducer, output), shared by every reduce;

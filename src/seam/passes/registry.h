@@ -13,6 +13,13 @@ struct PassInfo {
   absl::string_view name;
   absl::string_view description;
   std::unique_ptr<Pass> (*make)();
+
+  // A new instance of the pass, named.
+  std::unique_ptr<Pass> Create() const {
+    std::unique_ptr<Pass> pass = make();
+    pass->name_ = name;
+    return pass;
+  }
 };
 
 // Every registered pass, in passes.def order.

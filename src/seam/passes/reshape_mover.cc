@@ -213,23 +213,18 @@ bool RunRound(Computation& computation, movers::Editor& editor) {
   return true;
 }
 
-class ReshapeMoverPass : public Pass {
- public:
-  absl::string_view name() const override { return "reshape-mover"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
+class ReshapeMoverPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kReshape, Opcode::kTranspose}; }
+  void Prepare(Module& module) override { editor_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kReshape) &&
-          !movers::HasOpcode(*computation, Opcode::kTranspose)) {
-        continue;
-      }
-      for (int round = 0; round < kMaxRounds && RunRound(*computation, editor); ++round) {
-        changed = true;
-      }
+    for (int round = 0; round < kMaxRounds && RunRound(computation, *editor_); ++round) {
+      changed = true;
     }
     return changed;
   }
+
+  std::optional<movers::Editor> editor_;
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
 // new state the interpreter produces, so backends without a random-bits
 // kernel can run it and the fusion planner can fuse it with its consumers.
 //
-// The interpreter's algorithm (eval/rng.cc), whatever `algorithm` says:
+// The interpreter's algorithm, whatever `algorithm` says:
 //   word i = SplitMix64(key ^ SplitMix64(counter + i)), i the row-major index,
 //   truncated to the element width (the low bits of the word);
 //   key = state[0], counter = state[1] (0 for a one-word state);
@@ -137,7 +137,6 @@ Instruction* Expand(HloBuilder& b, Instruction* rng) {
 
 class RngBitGeneratorExpanderPass : public Pass {
  public:
-  absl::string_view name() const override { return "rng-bit-generator-expander"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

@@ -1,7 +1,7 @@
 // sharding-remover: custom-calls to "Sharding", "SPMDFullToShardShape" and
 // "SPMDShardToFullShape" -> their operand, as XLA's ShardingRemover does.
 // They annotate how a value is split across devices; on one device they are
-// identities (eval/custom_call.cc runs them as such), and left in place they
+// identities (the interpreter runs them as such), and left in place they
 // are opaque custom-calls that block every simplifier and split fusions.
 //
 // Kept: calls whose result shape differs from the operand's (a shard shape
@@ -26,7 +26,6 @@ bool IsShardingAnnotation(const Instruction& i) {
 
 class ShardingRemoverPass : public Pass {
  public:
-  absl::string_view name() const override { return "sharding-remover"; }
   absl::StatusOr<bool> Run(Module& module) override {
     return ReplaceByOperand(module, IsShardingAnnotation);
   }

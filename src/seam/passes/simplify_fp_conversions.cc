@@ -29,48 +29,44 @@ bool SkipsExactStep(DType a, DType b, DType c) {
   return movers::ConvertsExactly(a, c);
 }
 
-class SimplifyFpConversionsPass : public Pass {
- public:
-  absl::string_view name() const override { return "simplify-fp-conversions"; }
+bool Simplify(Instruction* convert, movers::Editor& editor) {
+  if (convert->opcode() != Opcode::kConvert || !movers::IsPlainArrayOp(*convert)) return false;
+  Instruction* inner = convert->operand(0);
+  DType c = convert->shape().dtype();
+  if (movers::ValueBits(c) == 0) return false;
+  if (inner->shape().dtype() == c) {
+    if (!movers::CanReplaceWithExisting(convert, inner)) return false;
+    editor.ReplaceWithExisting(convert, inner);
+    return true;
+  }
+  if (inner->opcode() != Opcode::kConvert || movers::HasControlEdges(*inner)) return false;
+  Instruction* x = inner->operand(0);
+  DType a = x->shape().dtype(), b = inner->shape().dtype();
+  if (!movers::ConvertsExactly(a, b) || !SkipsExactStep(a, b, c)) return false;
+  if (a == c) {
+    if (!movers::CanReplaceWithExisting(convert, x)) return false;
+    editor.ReplaceWithExisting(convert, x);
+  } else {
+    editor.ReplaceWithNew(convert, editor.b().Convert(x, c));
+  }
+  return true;
+}
 
-  absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
+class SimplifyFpConversionsPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kConvert}; }
+  void Prepare(Module& module) override { editor_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    editor_->Begin(computation);
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kConvert)) continue;
-      editor.Begin(*computation);
-      for (Instruction* convert : computation->MakePostOrder()) {
-        if (editor.IsRemoved(convert)) continue;
-        changed |= Simplify(convert, editor);
-      }
-      editor.Finish();
+    for (Instruction* convert : computation.MakePostOrder()) {
+      if (editor_->IsRemoved(convert)) continue;
+      changed |= Simplify(convert, *editor_);
     }
+    editor_->Finish();
     return changed;
   }
 
- private:
-  static bool Simplify(Instruction* convert, movers::Editor& editor) {
-    if (convert->opcode() != Opcode::kConvert || !movers::IsPlainArrayOp(*convert)) return false;
-    Instruction* inner = convert->operand(0);
-    DType c = convert->shape().dtype();
-    if (movers::ValueBits(c) == 0) return false;
-    if (inner->shape().dtype() == c) {
-      if (!movers::CanReplaceWithExisting(convert, inner)) return false;
-      editor.ReplaceWithExisting(convert, inner);
-      return true;
-    }
-    if (inner->opcode() != Opcode::kConvert || movers::HasControlEdges(*inner)) return false;
-    Instruction* x = inner->operand(0);
-    DType a = x->shape().dtype(), b = inner->shape().dtype();
-    if (!movers::ConvertsExactly(a, b) || !SkipsExactStep(a, b, c)) return false;
-    if (a == c) {
-      if (!movers::CanReplaceWithExisting(convert, x)) return false;
-      editor.ReplaceWithExisting(convert, x);
-    } else {
-      editor.ReplaceWithNew(convert, editor.b().Convert(x, c));
-    }
-    return true;
-  }
+  std::optional<movers::Editor> editor_;
 };
 
 }  // namespace

@@ -123,24 +123,22 @@ bool Sweep(Computation& computation, movers::Editor& editor) {
   return changed;
 }
 
-class SliceSinkerPass : public Pass {
- public:
-  absl::string_view name() const override { return "slice-sinker"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    movers::Editor editor(module);
+class SliceSinkerPass : public ComputationPass {
+  std::vector<Opcode> Triggers() const override { return {Opcode::kSlice}; }
+  void Prepare(Module& module) override { editor_.emplace(module); }
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
     bool changed = false;
-    for (const auto& computation : module.computations()) {
-      if (!movers::HasOpcode(*computation, Opcode::kSlice)) continue;
-      for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
-        editor.Begin(*computation);
-        bool swept = Sweep(*computation, editor);
-        editor.Finish();
-        if (!swept) break;
-        changed = true;
-      }
+    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+      editor_->Begin(computation);
+      bool swept = Sweep(computation, *editor_);
+      editor_->Finish();
+      if (!swept) break;
+      changed = true;
     }
     return changed;
   }
+
+  std::optional<movers::Editor> editor_;
 };
 
 }  // namespace

@@ -104,7 +104,6 @@ std::vector<int64_t> OperandsToKeep(const Instruction& sort) {
 
 class SortSimplifierPass : public Pass {
  public:
-  absl::string_view name() const override { return "sort-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     std::map<std::pair<const Computation*, std::vector<int64_t>>, Computation*> comparators;

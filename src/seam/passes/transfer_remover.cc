@@ -24,7 +24,6 @@ bool IsDeviceTransfer(const Instruction& i) {
 
 class TransferRemoverPass : public Pass {
  public:
-  absl::string_view name() const override { return "transfer-remover"; }
   absl::StatusOr<bool> Run(Module& module) override {
     return ReplaceByOperand(module, IsDeviceTransfer);
   }

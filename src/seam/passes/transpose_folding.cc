@@ -116,7 +116,6 @@ Instruction* FoldConvolution(Instruction* conv, HloBuilder& b) {
 
 class TransposeFoldingPass : public Pass {
  public:
-  absl::string_view name() const override { return "transpose-folding"; }
   absl::StatusOr<bool> Run(Module& module) override {
     return movers::ReplaceFolded(module, Opcode::kTranspose, [](Instruction* i, HloBuilder& b) {
       if (i->opcode() == Opcode::kDot) return FoldDot(i, b);

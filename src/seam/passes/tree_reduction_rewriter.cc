@@ -41,7 +41,7 @@ bool Rewritable(const Instruction& r, Opcode* op) {
       !expand::IsStaticArray(r.shape()) || !expand::IsStaticArray(r.operand(0)->shape())) {
     return false;
   }
-  std::optional<Opcode> reducer = expand::SimpleReducerOp(**r.attrs().to_apply);
+  std::optional<Opcode> reducer = AsBinaryReducer(**r.attrs().to_apply);
   DType type = r.operand(0)->shape().dtype();
   if (!reducer.has_value() || r.shape().dtype() != type ||
       !expand::IdentityOf(*reducer, type).has_value()) {
@@ -171,7 +171,6 @@ std::pair<Instruction*, Instruction*> Split(HloBuilder& b, Instruction* r, const
 
 class TreeReductionRewriterPass : public Pass {
  public:
-  absl::string_view name() const override { return "tree-reduction-rewriter"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

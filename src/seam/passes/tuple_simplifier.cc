@@ -43,7 +43,7 @@ Instruction* Simplified(Instruction* i) {
   return nullptr;
 }
 
-bool RunOnComputation(Computation& computation) {
+bool SimplifyTuples(Computation& computation) {
   absl::flat_hash_set<Instruction*> replaced;
   // Operands first: a nest of tuples unwinds in one sweep.
   for (Instruction* i : computation.MakePostOrder()) {
@@ -57,15 +57,9 @@ bool RunOnComputation(Computation& computation) {
   return true;
 }
 
-class TupleSimplifierPass : public Pass {
- public:
-  absl::string_view name() const override { return "tuple-simplifier"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    bool changed = false;
-    for (const auto& computation : module.computations()) {
-      changed |= RunOnComputation(*computation);
-    }
-    return changed;
+class TupleSimplifierPass : public ComputationPass {
+  absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
+    return SimplifyTuples(computation);
   }
 };
 

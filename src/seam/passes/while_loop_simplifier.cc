@@ -174,36 +174,18 @@ Shape KeptElements(const Shape& tuple, const std::vector<bool>& removed) {
   return Shape::Tuple(std::move(kept));
 }
 
-// Drops the state elements the loop does not need (see the file comment).
-// True when it did; `loop` and the outside reads it replaced are then added
-// to `dead`.
-bool RemoveUnneededStateElements(Instruction* loop,
-                                 const absl::flat_hash_map<const Computation*, int>& call_sites,
-                                 NameUniquer& names, absl::flat_hash_set<Instruction*>& dead) {
-  Computation* condition = *loop->attrs().condition;
-  Computation* body = *loop->attrs().body;
-  const Shape& state = loop->shape();
-  if (condition == body || CallSites(call_sites, condition) != 1 || CallSites(call_sites, body) != 1 ||
-      HasControlEdges(*loop) || !state.IsTuple()) {
-    return false;
-  }
-  size_t n = state.tuple_shapes().size();
-  Instruction* body_state = LoopStateParameter(*body, n);
-  Instruction* condition_state = LoopStateParameter(*condition, n);
-  Instruction* next = body->root();
-  if (body_state == nullptr || condition_state == nullptr || next->opcode() != Opcode::kTuple ||
-      static_cast<size_t>(next->operand_count()) != n || !next->users().empty() ||
-      HasControlEdges(*next)) {
-    return false;
-  }
-  // Needed: read by the condition, or flowing in the body into anything
-  // but its own next value (another element's, a side effect, an ordering).
+// The state elements the loop needs: read by the condition, or flowing in
+// the body into anything but their own next value (another element's, a
+// side effect, an ordering).
+std::vector<bool> NeededElements(const ReshapableLoop& loop) {
+  const size_t n = loop.elements;
   std::vector<bool> needed(n, false);
-  for (const Instruction* read : condition_state->users()) needed[*read->attrs().index] = true;
+  for (const Instruction* read : loop.condition_state->users()) needed[*read->attrs().index] = true;
   std::vector<std::vector<const Instruction*>> reads(n);
-  for (const Instruction* read : body_state->users()) reads[*read->attrs().index].push_back(read);
+  for (const Instruction* read : loop.body_state->users())
+    reads[*read->attrs().index].push_back(read);
   // One walk per element: bounded so that huge loops stay linear-ish.
-  bool walk = static_cast<int64_t>(n) * body->instruction_count() <= (int64_t{1} << 22);
+  bool walk = static_cast<int64_t>(n) * loop.body->instruction_count() <= (int64_t{1} << 22);
   for (size_t k = 0; k < n; ++k) {
     if (needed[k] || reads[k].empty()) continue;
     absl::flat_hash_set<const Instruction*> seen(reads[k].begin(), reads[k].end());
@@ -213,9 +195,9 @@ bool RemoveUnneededStateElements(Instruction* loop,
       stack.pop_back();
       if (HasControlEdges(*value) || !IsRemovableWhenDead(*value)) needed[k] = true;
       for (const Instruction* user : value->users()) {
-        if (user == next) {
-          for (int slot = 0; slot < next->operand_count(); ++slot) {
-            if (next->operand(slot) == value && slot != static_cast<int>(k)) needed[k] = true;
+        if (user == loop.next) {
+          for (int slot = 0; slot < loop.next->operand_count(); ++slot) {
+            if (loop.next->operand(slot) == value && slot != static_cast<int>(k)) needed[k] = true;
           }
           continue;
         }
@@ -224,38 +206,47 @@ bool RemoveUnneededStateElements(Instruction* loop,
       }
     }
   }
-  bool only_gte_users = !loop->IsRoot();
+  return needed;
+}
+
+// The elements to drop: unneeded ones the body passes through unchanged,
+// or that nobody outside reads (when only get-tuple-elements read the
+// loop). Nullopt when a reader outside has control edges.
+std::optional<std::vector<bool>> RemovableElements(const Instruction& loop,
+                                                   const ReshapableLoop& parts) {
+  const size_t n = parts.elements;
+  bool only_gte_users = !loop.IsRoot();
   std::vector<bool> read_outside(n, false);
-  for (const Instruction* user : loop->users()) {
-    if (HasControlEdges(*user)) return false;
+  for (const Instruction* user : loop.users()) {
+    if (HasControlEdges(*user)) return std::nullopt;
     if (user->opcode() == Opcode::kGetTupleElement && user->attrs().index.has_value()) {
       read_outside[*user->attrs().index] = true;
     } else {
       only_gte_users = false;
     }
   }
+  std::vector<bool> needed = NeededElements(parts);
   std::vector<bool> removed(n, false);
-  std::vector<int64_t> new_index(n, -1);
-  int64_t kept = 0;
   for (size_t k = 0; k < n; ++k) {
-    const Instruction* update = next->operand(static_cast<int>(k));
+    const Instruction* update = parts.next->operand(static_cast<int>(k));
     bool passed_through = update->opcode() == Opcode::kGetTupleElement &&
-                          update->operand(0) == body_state &&
+                          update->operand(0) == parts.body_state &&
                           update->attrs().index == std::optional<int64_t>(k);
     removed[k] = !needed[k] && (passed_through || (only_gte_users && !read_outside[k]));
-    if (!removed[k]) new_index[k] = kept++;
   }
-  if (kept == static_cast<int64_t>(n)) return false;
+  return removed;
+}
 
-  // The caller: a narrower initial state and loop.
+// The caller's side: a narrower initial state and loop, whose users read
+// the kept elements from it and the dropped (passed-through) ones from the
+// initial state. The old loop and the reads it replaced go to `dead`.
+void NarrowLoop(Instruction* loop, const std::vector<bool>& removed,
+                const std::vector<int64_t>& new_index, NameUniquer& names,
+                absl::flat_hash_set<Instruction*>& dead) {
+  const Shape& state = loop->shape();
+  const size_t n = removed.size();
   HloBuilder outside(*loop->parent(), names);
-  Instruction* init = loop->operand(0);
-  auto initial = [&](size_t k) {
-    Instruction* element = init->opcode() == Opcode::kTuple
-                               ? init->operand(static_cast<int>(k))
-                               : outside.GetTupleElement(init, static_cast<int64_t>(k));
-    return AdaptLayout(element, state.tuple_shapes()[k], outside);
-  };
+  auto initial = [&](size_t k) { return InitialStateElement(*loop, k, outside); };
   std::vector<Instruction*> init_elements;
   for (size_t k = 0; k < n; ++k) {
     if (!removed[k]) init_elements.push_back(initial(k));
@@ -295,34 +286,55 @@ bool RemoveUnneededStateElements(Instruction* loop,
   }
   if (loop->IsRoot()) loop->parent()->set_root(rebuild());
   dead.insert(loop);
+}
 
-  // The body and condition read and write the narrower state.
-  Shape body_shape = KeptElements(body_state->shape(), removed);
-  body_state->mutable_shape() = body_shape;
-  for (Instruction* read : body_state->users()) {
+// The body and condition read and write the narrower state.
+void NarrowBodyAndCondition(const ReshapableLoop& loop, const std::vector<bool>& removed,
+                            const std::vector<int64_t>& new_index, NameUniquer& names) {
+  loop.body_state->mutable_shape() = KeptElements(loop.body_state->shape(), removed);
+  for (Instruction* read : loop.body_state->users()) {
     int64_t index = *read->attrs().index;
     if (!removed[index]) read->mutable_attrs().index = new_index[index];
   }
-  HloBuilder inside(*body, names);
+  HloBuilder inside(*loop.body, names);
   std::vector<Instruction*> updates;
-  for (size_t k = 0; k < n; ++k) {
-    if (!removed[k]) updates.push_back(next->operand(static_cast<int>(k)));
+  for (size_t k = 0; k < removed.size(); ++k) {
+    if (!removed[k]) updates.push_back(loop.next->operand(static_cast<int>(k)));
   }
   Instruction* new_next = inside.Tuple(std::move(updates));
-  new_next->mutable_shape() = KeptElements(next->shape(), removed);
-  body->set_root(new_next);
+  new_next->mutable_shape() = KeptElements(loop.next->shape(), removed);
+  loop.body->set_root(new_next);
   // The old root and the reads of dropped elements (their only user).
-  RemoveDeadInstructions(*body);
-  condition_state->mutable_shape() = KeptElements(condition_state->shape(), removed);
-  for (Instruction* read : condition_state->users()) {
+  RemoveDeadInstructions(*loop.body);
+  loop.condition_state->mutable_shape() = KeptElements(loop.condition_state->shape(), removed);
+  for (Instruction* read : loop.condition_state->users()) {
     read->mutable_attrs().index = new_index[*read->attrs().index];
   }
+}
+
+// Drops the state elements the loop does not need (see the file comment).
+// True when it did; `loop` and the outside reads it replaced are then added
+// to `dead`.
+bool RemoveUnneededStateElements(Instruction* loop,
+                                 const absl::flat_hash_map<const Computation*, int>& call_sites,
+                                 NameUniquer& names, absl::flat_hash_set<Instruction*>& dead) {
+  std::optional<ReshapableLoop> parts = MatchReshapableLoop(*loop, call_sites);
+  if (!parts) return false;
+  std::optional<std::vector<bool>> removed = RemovableElements(*loop, *parts);
+  if (!removed) return false;
+  std::vector<int64_t> new_index(parts->elements, -1);
+  int64_t kept = 0;
+  for (size_t k = 0; k < parts->elements; ++k) {
+    if (!(*removed)[k]) new_index[k] = kept++;
+  }
+  if (kept == static_cast<int64_t>(parts->elements)) return false;
+  NarrowLoop(loop, *removed, new_index, names, dead);
+  NarrowBodyAndCondition(*parts, *removed, new_index, names);
   return true;
 }
 
 class WhileLoopSimplifierPass : public Pass {
  public:
-  absl::string_view name() const override { return "while-loop-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override {
     if (!ContainsOpcode(module, Opcode::kWhile)) return false;
     NameUniquer names(module);

@@ -43,7 +43,6 @@ bool Eliminable(const Instruction& i) {
 
 class ZeroSizedHloEliminationPass : public Pass {
  public:
-  absl::string_view name() const override { return "zero-sized-hlo-elimination"; }
   absl::StatusOr<bool> Run(Module& module) override {
     expand::Rewriter rewriter(module);
     bool changed = false;

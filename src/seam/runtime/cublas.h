@@ -1,4 +1,4 @@
-// cuBLAS, opened at run time (dlopen) like the driver (cuda_driver.h), for
+// cuBLAS, opened at run time (dlopen) like the CUDA driver, for
 // the matrix products Seam leaves to the vendor library. Row-major, as
 // Seam's buffers are.
 //

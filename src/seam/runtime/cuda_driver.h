@@ -1,7 +1,7 @@
 // The CUDA driver API, opened at run time (dlopen of libcuda.so.1, once per
 // process), so Seam builds and runs where there is no GPU and says why only
 // when asked to use one. No CUDA header is included: the few types and
-// constants used are declared in cuda_driver.cc with the driver's values.
+// constants used are declared in the implementation with the driver's values.
 //
 // A Context is the primary context of one device; it makes itself current
 // on the calling thread in every call that needs it, so any thread may use
@@ -47,8 +47,8 @@ struct DeviceInfo {
 
 class Context;
 
-// Who hands out device memory and takes it back: a driver context, or the
-// emulator of one (cuda_sim.h).
+// Who hands out device memory and takes it back: a driver context, or its
+// emulation (the CUDA emulator).
 class MemoryOwner {
  public:
   virtual void Free(DevicePointer ptr) const = 0;

@@ -1,8 +1,8 @@
 // A module compiled for an NVIDIA GPU: its kernels compiled ahead of time
-// for the device's architecture (cuda_compiler.h) and loaded as one cubin,
-// run by the same schedule of steps as on the CPU (program.h) with every
+// for the device's architecture (through NVRTC) and loaded as one cubin,
+// run by the same schedule of steps as on the CPU with every
 // value in device memory from step to step. The device is a real GPU or
-// its emulation on the CPU (gpu_device.h). Dots run through cuBLAS; what
+// its emulation on the CPU (a GpuDevice either way). Dots run through cuBLAS; what
 // no GPU path covers runs on the host (other dots and convolutions through
 // the host's BLAS, the rest in the interpreter), its operands brought over
 // and its result sent back, and is listed in stats().fallbacks.
@@ -31,7 +31,7 @@ namespace seam::runtime {
 
 struct CudaExecutableOptions {
   fusion::Strategy strategy = fusion::Strategy::kStitch;
-  // Run on the CUDA emulator (cuda_sim.h) for `target` instead of device 0.
+  // Run on the CUDA emulator for `target` instead of device 0.
   bool emulate = false;
   std::string target = "sm_90";
   // When set: the plan, the .cu, the .ptx and the .cubin go here (and

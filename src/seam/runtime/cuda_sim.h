@@ -1,8 +1,7 @@
 // The CUDA emulator behind `--backend=cuda-sim`: the kernels Seam emits for
 // a GPU, from the very .cu text NVRTC compiles, built by the host's C++
-// compiler against a prelude that defines CUDA's built-ins on the CPU
-// (codegen/cuda_sim_builtins.h), and run under CUDA's execution model
-// (cuda_sim_launch.h) on emulated device memory (cuda_sim_memory.h). The
+// compiler against a prelude that defines CUDA's built-ins on the CPU,
+// and run under CUDA's execution model on emulated device memory. The
 // plan, launch shapes (occupancy from ptxas' report, so NVRTC is needed),
 // buffer assignment and program schedule are the CUDA backend's; only the
 // device is emulated. Matrix products run on the host's BLAS.

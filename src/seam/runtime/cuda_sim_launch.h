@@ -1,11 +1,11 @@
-// CUDA's execution model on the CPU, for the emulator (cuda_sim.h). Every
+// CUDA's execution model on the CPU, for the CUDA emulator. Every
 // thread of a block is a fiber (Boost.Context) that runs until it reaches
 // a barrier or a warp shuffle, where it waits for the threads it
 // synchronizes with; the blocks of a cooperative launch are all live at
 // once, so that a grid barrier waits for every one of them. Scheduling is
 // deterministic (threads in order, each until it waits), so a run repeats
-// exactly; what the order could hide, a race, the memory's shadow catches
-// (cuda_sim_memory.h).
+// exactly; what the order could hide, a race, the emulated memory's shadow
+// catches.
 //
 // A launch fails, naming the kernel, the block, the thread and the line of
 // the .cu, on: an access out of bounds; a race on global or shared
@@ -47,7 +47,7 @@ struct SimKernel {
 
 // Runs one launch of `kernel` to its end (or its first failure). `args`
 // holds one pointer per parameter, each to a DevicePointer. `phase` is the
-// device's clock (cuda_sim_memory.h), advanced by the launch.
+// device's clock (Clock::phase), advanced by the launch.
 absl::Status RunLaunch(const SimKernel& kernel, const cuda::LaunchShape& shape, void** args,
                        SimMemory& memory, uint64_t& phase);
 

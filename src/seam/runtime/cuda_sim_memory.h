@@ -1,4 +1,4 @@
-// The memory of the CUDA emulator (cuda_sim.h): device allocations in host
+// The memory of the CUDA emulator: device allocations in host
 // memory, and what is known of each element of global and shared memory
 // (its shadow: who last wrote it and who read it since, and when), which
 // every emulated access is checked against.
@@ -57,7 +57,7 @@ std::optional<std::string> Record(Shadow& shadow, const Clock& now, bool write,
 
 }  // namespace seam::runtime::sim
 
-// A typed region of memory as a kernel sees it (cuda_sim_abi.h).
+// A typed region of memory as a kernel sees it (across the emulator's ABI).
 struct seam_sim_view {
   unsigned char* base = nullptr;
   int64_t elements = 0;

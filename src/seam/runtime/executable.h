@@ -1,6 +1,6 @@
 // A module compiled for the CPU: its fusion plan, the generated kernels
 // built into one shared object, and per computation a schedule of steps
-// (program.h: launch a kernel, call BLAS, or run an op in the interpreter). Whatever
+// (launch a kernel, call BLAS, or run an op in the interpreter). Whatever
 // does not run compiled is listed in stats().fallbacks: never silent.
 #pragma once
 

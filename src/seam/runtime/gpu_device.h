@@ -2,7 +2,7 @@
 // memory, the loaded kernels of one compiled program, and matrix products.
 // Two implement it: a real GPU through the CUDA driver and cuBLAS
 // (OpenCudaDevice), and the emulator that runs the same kernels on the CPU
-// under CUDA's execution model (cuda_sim.h). Planning, launch shapes,
+// under CUDA's execution model. Planning, launch shapes,
 // buffer assignment and the program schedule are the backend's, the same
 // for both.
 #pragma once
@@ -49,7 +49,8 @@ class GpuDevice {
   virtual absl::Status Zero(cuda::DevicePointer destination, int64_t bytes) = 0;
   // Waits for all work queued so far; reports a failure of that work.
   virtual absl::Status Synchronize() = 0;
-  // The time the device takes for the work `enqueue` queues (cuda_driver.h).
+  // The time the device takes for the work `enqueue` queues (see
+  // cuda::Context::ElapsedSeconds).
   virtual absl::StatusOr<double> ElapsedSeconds(const std::function<absl::Status()>& enqueue) = 0;
 
   // Loads the kernels of `program`, compiled for this device's target.

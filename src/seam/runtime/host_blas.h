@@ -1,7 +1,6 @@
 // The library calls the host's libraries serve, for every backend: dots
-// (blas_dot.h, oneDNN's matmul for bf16 within it) and convolutions
-// (oneDNN's convolution primitives, onednn_conv.h, else im2col over
-// OpenBLAS, blas_conv.h).
+// (through BLAS, oneDNN's matmul for bf16) and convolutions (oneDNN's
+// direct convolution primitives, else im2col over OpenBLAS).
 #pragma once
 
 #include "absl/status/statusor.h"

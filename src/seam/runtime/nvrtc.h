@@ -1,7 +1,7 @@
 // CUDA C++ to PTX through NVRTC, opened at run time (dlopen), so Seam
 // builds and runs where CUDA is absent and says so only when asked to
 // compile for a GPU. NVRTC needs no GPU. PTX and cubins are cached on disk next to
-// the CPU kernels (jit.h), keyed by a hash of the source, the NVRTC
+// the CPU kernels (the CPU JIT cache), keyed by a hash of the source, the NVRTC
 // version and the options; entries are published atomically and carry
 // their key on their first line, so a corrupted or foreign one is rebuilt.
 //

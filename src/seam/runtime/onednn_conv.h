@@ -1,6 +1,6 @@
 // Convolutions through oneDNN's direct convolution primitives instead of
 // im2col + GEMM, each stated as oneDNN's forward, data-gradient or
-// weight-gradient convolution (onednn_conv_form.h). Activations are read
+// weight-gradient convolution (its oneDNN form). Activations are read
 // and written where they lie (plain layouts given by strides) when oneDNN
 // has an optimized kernel for that, else copied into and out of the
 // blocked layouts it picks; weights always take its layout (copied on each

@@ -21,7 +21,7 @@ namespace seam {
 std::vector<std::pair<size_t, size_t>> SplitModuleRanges(absl::string_view text);
 
 // Parses one module from `file` between byte offsets. Errors carry their
-// location as a payload (see error_location.h), not yet rendered.
+// source location as a status payload, not yet rendered.
 absl::StatusOr<std::unique_ptr<Module>> ParseModuleRange(const SourceFile& file,
                                                          size_t begin, size_t end);
 

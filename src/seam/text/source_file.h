@@ -29,7 +29,7 @@ class SourceFile {
   // `name:line:col: error: message`, then the source line and a caret.
   std::string FormatError(SourceLocation location,
                           absl::string_view message) const;
-  // Renders a status that carries a location (see error_location.h) with
+  // Renders a status that carries a location payload with
   // FormatError; other statuses get the file name as prefix.
   absl::Status Annotate(const absl::Status& status) const;
 

@@ -1,4 +1,4 @@
-#include "seam/passes/hlo_builder.h"
+#include "seam/ir/hlo_builder.h"
 
 #include <algorithm>
 
@@ -40,8 +40,8 @@ Instruction* HloBuilder::Add(Opcode opcode, Shape shape, std::vector<Instruction
 }
 
 Instruction* HloBuilder::Clone(const Instruction& original, std::vector<Instruction*> operands) {
-  auto instruction = std::make_unique<Instruction>(names_.Make(original.name()),
-                                                   original.opcode(), original.shape());
+  auto instruction = std::make_unique<Instruction>(names_.Make(original.name()), original.opcode(),
+                                                   original.shape());
   for (Instruction* operand : operands) instruction->AppendOperand(operand);
   instruction->mutable_attrs() = original.attrs();
   instruction->set_parameter_number(original.parameter_number());
@@ -105,8 +105,7 @@ Instruction* HloBuilder::Broadcast(Instruction* x, std::vector<int64_t> out_dims
                                    IntList dimensions) {
   Attributes attrs;
   attrs.dimensions = std::move(dimensions);
-  return Add(Opcode::kBroadcast, WithDims(x->shape(), std::move(out_dims)), {x},
-             std::move(attrs));
+  return Add(Opcode::kBroadcast, WithDims(x->shape(), std::move(out_dims)), {x}, std::move(attrs));
 }
 
 Instruction* HloBuilder::Reshape(Instruction* x, std::vector<int64_t> dims) {

@@ -1,5 +1,6 @@
-// Creating and replacing instructions inside passes: new instructions get
-// names unique in the module and the shapes their operands imply.
+// Creating and replacing instructions in a module (passes, expanders and
+// tests build HLO with it): new instructions get names unique in the module
+// and the shapes their operands imply.
 #pragma once
 
 #include <memory>
@@ -59,8 +60,7 @@ class HloBuilder {
   Instruction* GetTupleElement(Instruction* tuple, int64_t index);
   Instruction* Tuple(std::vector<Instruction*> elements);
   // reduce(x, init) over `dimensions` with the scalar computation `reducer`.
-  Instruction* Reduce(Instruction* x, Instruction* init, IntList dimensions,
-                      Computation* reducer);
+  Instruction* Reduce(Instruction* x, Instruction* init, IntList dimensions, Computation* reducer);
 
  private:
   Computation& computation_;
