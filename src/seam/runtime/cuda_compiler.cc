@@ -11,6 +11,7 @@
 #include "seam/codegen/render_common.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/runtime/cuda_driver.h"
+#include "seam/util/status_macros.h"
 
 namespace seam::runtime {
 
@@ -21,43 +22,74 @@ absl::StatusOr<fusion::DeviceSpec> DeviceSpecForTarget(const std::string& target
       absl::StrCat("unknown CUDA target '", target, "': expected sm_80 or sm_90"));
 }
 
-absl::StatusOr<CudaProgram> RenderForCuda(
-    const Module& module, fusion::Strategy strategy, const std::string& target,
-    const absl::flat_hash_map<std::string, int64_t>& thread_caps) {
-  absl::StatusOr<fusion::DeviceSpec> device = DeviceSpecForTarget(target);
-  if (!device.ok()) return device.status();
+namespace {
+
+// Renders the lowered kernel `l` under its thread cap, if any.
+void Render(CudaProgram& program, const LoweredKernel& l) {
+  auto cap = program.thread_caps.find(l.name);
+  program.rendered.insert_or_assign(
+      l.name, l.ir.ok()
+                  ? codegen::EmitCudaKernel(*l.ir, program.plan.device,
+                                            cap == program.thread_caps.end() ? 0 : cap->second)
+                  : absl::StatusOr<codegen::CudaKernel>(l.ir.status()));
+}
+
+// The program's distinct kernels and .cu file from what is rendered, in
+// plan order (identical kernels share the first one's symbol).
+void Assemble(CudaProgram& program) {
+  program.kernels.clear();
+  program.symbol_of.clear();
+  program.symbol_of_name.clear();
+  program.not_generated.clear();
+  codegen::KernelDeduplicator distinct;
+  for (size_t c = 0; c < program.plan.computations.size(); ++c) {
+    const fusion::ComputationPlan& cp = program.plan.computations[c];
+    for (size_t k = 0; k < cp.kernels.size(); ++k) {
+      if (cp.kernels[k].alias_only) continue;
+      const std::string& name = program.lowered[c][k].name;
+      const absl::StatusOr<codegen::CudaKernel>& kernel = program.rendered.at(name);
+      if (!kernel.ok()) {
+        program.not_generated.push_back(
+            absl::StrCat(cp.kernels[k].Name(), ": ", kernel.status().message()));
+        continue;
+      }
+      bool fresh = false;
+      std::string symbol = distinct.Add(name, kernel->source, &fresh);
+      program.symbol_of[&cp.kernels[k]] = symbol;
+      program.symbol_of_name[name] = symbol;
+      if (fresh) program.kernels.push_back(*kernel);
+    }
+  }
+  program.source = codegen::CudaSourceFile(program.kernels);
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+absl::StatusOr<CudaProgram> RenderForCuda(const Module& module, fusion::Strategy strategy,
+                                          const std::string& target) {
+  SEAM_ASSIGN_OR_RETURN(fusion::DeviceSpec device, DeviceSpecForTarget(target));
   auto start = std::chrono::steady_clock::now();
   CudaProgram program;
   program.name = module.name();
   fusion::PlanOptions options;
   options.strategy = strategy;
-  options.device = *device;
-  absl::StatusOr<fusion::FusionPlan> plan = fusion::PlanModule(module, options);
-  if (!plan.ok()) return plan.status();
-  program.plan = std::move(*plan);
-  codegen::KernelDeduplicator distinct;
-  for (size_t c = 0; c < program.plan.computations.size(); ++c) {
-    for (const fusion::Kernel& k : program.plan.computations[c].kernels) {
-      if (k.alias_only) continue;
-      std::string symbol = absl::StrCat("seam_c", c, "_k", k.id);
-      absl::StatusOr<codegen::KernelIr> ir = codegen::LowerKernel(k, *device, symbol);
-      absl::StatusOr<codegen::CudaKernel> kernel =
-          ir.ok() ? codegen::EmitCudaKernel(*ir, *device,
-                                            thread_caps.contains(symbol) ? thread_caps.at(symbol) : 0)
-                  : absl::StatusOr<codegen::CudaKernel>(ir.status());
-      if (kernel.ok()) {
-        bool fresh = false;
-        program.symbol_of[&k] = distinct.Add(symbol, kernel->source, &fresh);
-        program.symbol_of_name[symbol] = program.symbol_of[&k];
-        if (fresh) program.kernels.push_back(*std::move(kernel));
-      } else {
-        program.not_generated.push_back(absl::StrCat(k.Name(), ": ", kernel.status().message()));
-      }
+  options.device = device;
+  // Half values round where they are made: excess precision is the CPU
+  // kernels' (XLA's GPU backend rounds too).
+  options.excess_precision = false;
+  SEAM_ASSIGN_OR_RETURN(program.plan, fusion::PlanModule(module, options));
+  program.lowered = LowerPlan(program.plan);
+  for (const std::vector<LoweredKernel>& computation : program.lowered) {
+    for (const LoweredKernel& l : computation) {
+      if (!l.name.empty()) Render(program, l);
     }
   }
-  program.source = codegen::CudaSourceFile(program.kernels);
-  program.codegen_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Assemble(program);
+  program.codegen_seconds = SecondsSince(start);
   return program;
 }
 
@@ -107,34 +139,35 @@ constexpr int kRelaxRounds = 2;
 
 absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
                                            const std::string& target, bool with_ptx) {
-  absl::flat_hash_map<std::string, int64_t> caps;
-  std::vector<std::string> relaxed;
+  SEAM_ASSIGN_OR_RETURN(CudaProgram program, RenderForCuda(module, strategy, target));
   for (int round = 0;; ++round) {
-    absl::StatusOr<CudaProgram> program = RenderForCuda(module, strategy, target, caps);
-    if (!program.ok() || program->kernels.empty()) return program;
-    if (absl::Status compiled = CompileAndMeasure(*program, target, with_ptx); !compiled.ok()) {
-      return compiled;
-    }
-    bool again = false;
-    for (size_t i = 0; round < kRelaxRounds && i < program->kernels.size(); ++i) {
-      const codegen::CudaKernel& k = program->kernels[i];
-      const fusion::KernelResources& used = program->resources[i].used;
-      // Only spills under the register cap of the launch bounds: fewer
-      // threads raise the cap. (Spills below it are ptxas' own choice.)
-      bool capped = used.registers >= fusion::RegisterCap(program->plan.device, k.threads);
-      int64_t spilled = used.spill_bytes;
-      if (spilled == 0 || !capped || k.threads <= kFewestThreads) continue;
-      relaxed.push_back(absl::StrCat(k.name, ": ", k.threads, " -> ", k.threads / 2,
-                                     " threads (", spilled, " bytes of spills)"));
-      for (const auto& [name, symbol] : program->symbol_of_name) {
-        if (symbol == k.name) caps[name] = k.threads / 2;
+    if (program.kernels.empty()) return program;
+    SEAM_RETURN_IF_ERROR(CompileAndMeasure(program, target, with_ptx));
+    if (round == kRelaxRounds) return program;
+    // Only spills under the register cap of the launch bounds: fewer
+    // threads raise the cap. (Spills below it are ptxas' own choice.)
+    std::vector<const LoweredKernel*> spilled;
+    for (size_t i = 0; i < program.kernels.size(); ++i) {
+      const codegen::CudaKernel& k = program.kernels[i];
+      const fusion::KernelResources& used = program.resources[i].used;
+      bool capped = used.registers >= fusion::RegisterCap(program.plan.device, k.threads);
+      if (used.spill_bytes == 0 || !capped || k.threads <= kFewestThreads) continue;
+      program.relaxed.push_back(absl::StrCat(k.name, ": ", k.threads, " -> ", k.threads / 2,
+                                             " threads (", used.spill_bytes, " bytes of spills)"));
+      for (const std::vector<LoweredKernel>& computation : program.lowered) {
+        for (const LoweredKernel& l : computation) {
+          auto symbol = program.symbol_of_name.find(l.name);
+          if (symbol == program.symbol_of_name.end() || symbol->second != k.name) continue;
+          program.thread_caps[l.name] = k.threads / 2;
+          spilled.push_back(&l);
+        }
       }
-      again = true;
     }
-    if (!again) {
-      program->relaxed = std::move(relaxed);
-      return program;
-    }
+    if (spilled.empty()) return program;
+    auto start = std::chrono::steady_clock::now();
+    for (const LoweredKernel* l : spilled) Render(program, *l);
+    Assemble(program);
+    program.codegen_seconds += SecondsSince(start);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "seam/fusion/planner.h"
 #include "seam/ir/module.h"
 #include "seam/runtime/nvrtc.h"
+#include "seam/runtime/program.h"
 
 namespace seam::runtime {
 
@@ -33,6 +34,13 @@ struct CudaKernelResources {
 struct CudaProgram {
   std::string name;  // the module's
   fusion::FusionPlan plan;
+  // Every planned kernel lowered once: rendered here, and bound to its
+  // buffers by the schedule that launches it.
+  LoweredPlan lowered;
+  // Each lowered kernel as rendered, by planned name, with at most
+  // thread_caps' threads where a cap is set.
+  absl::flat_hash_map<std::string, absl::StatusOr<codegen::CudaKernel>> rendered;
+  absl::flat_hash_map<std::string, int64_t> thread_caps;
   // Distinct kernels (identical ones share a symbol: symbol_of).
   std::vector<codegen::CudaKernel> kernels;
   // The symbol each generated planned kernel launches, and by planned
@@ -52,18 +60,17 @@ struct CudaProgram {
   double codegen_seconds = 0;
 };
 
-// Plans and renders the kernels (no PTX: needs no NVRTC). The device
-// follows `target`; `module` should have been through the default pipeline.
-// `thread_caps` bounds the block size of kernels by planned name.
-absl::StatusOr<CudaProgram> RenderForCuda(
-    const Module& module, fusion::Strategy strategy, const std::string& target,
-    const absl::flat_hash_map<std::string, int64_t>& thread_caps = {});
+// Plans, lowers and renders the kernels (no PTX: needs no NVRTC). The
+// device follows `target`; `module` should have been through the default
+// pipeline.
+absl::StatusOr<CudaProgram> RenderForCuda(const Module& module, fusion::Strategy strategy,
+                                          const std::string& target);
 
 // RenderForCuda, then NVRTC to PTX, and each kernel's resources from
 // ptxas (a cubin compile) with the occupancy they allow. Assume, apply,
 // relax: kernels that spill at the register cap of their launch bounds are
-// rendered again with half the threads (raising the cap), down to 128, at
-// most twice.
+// rendered again, alone, with half the threads (raising the cap), down to
+// 128, at most twice.
 // Without `with_ptx` only the cubin is made (what a device loads).
 absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
                                            const std::string& target, bool with_ptx = true);

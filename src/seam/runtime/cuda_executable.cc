@@ -85,7 +85,7 @@ Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm) {
                              : "interpreter, operands to the host and back";
   };
   auto on_device = [gemm](const Instruction& dot) { return gemm && CublasTakes(dot); };
-  return BuildPrograms(program.plan, generate, on_device, describe_fallback);
+  return BuildPrograms(program.plan, program.lowered, generate, on_device, describe_fallback);
 }
 
 bool CublasTakes(const Instruction& dot) {

@@ -174,8 +174,8 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
                                const std::string& name) {
     return keep(name, codegen::EmitCpuEpilogue(call, epilogue, name, plan_.excess_precision));
   };
-  Programs programs =
-      BuildPrograms(plan_, generate, HostBlasServes, nullptr, generate_op, generate_epilogue);
+  Programs programs = BuildPrograms(plan_, LowerPlan(plan_), generate, HostBlasServes, nullptr,
+                                    generate_op, generate_epilogue);
   SEAM_RETURN_IF_ERROR(CheckMemory(module, programs));
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);

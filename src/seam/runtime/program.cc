@@ -99,42 +99,55 @@ Step KernelStep(const fusion::Kernel& k, int position) {
   return step;
 }
 
-// A planned kernel's lowering and code, made ahead of the schedule.
-struct EmittedKernel {
-  std::string name;
-  absl::StatusOr<codegen::KernelIr> ir = absl::UnknownError("not lowered");
-  absl::StatusOr<std::string> code = absl::UnknownError("not emitted");
-};
-
-// Every planned kernel but aliases, lowered and emitted on the pool, by
-// computation and kernel.
-std::vector<std::vector<EmittedKernel>> EmitKernels(const fusion::FusionPlan& plan,
-                                                    const GenerateKernel& generate) {
-  std::vector<std::vector<EmittedKernel>> emitted(plan.computations.size());
+// Each lowered kernel's code, emitted on the pool, by computation and
+// kernel (an unlowered kernel's: its lowering error).
+std::vector<std::vector<absl::StatusOr<std::string>>> EmitKernels(const LoweredPlan& lowered,
+                                                                  const GenerateKernel& generate) {
+  std::vector<std::vector<absl::StatusOr<std::string>>> code(lowered.size());
   std::vector<std::pair<size_t, size_t>> jobs;
-  for (size_t c = 0; c < plan.computations.size(); ++c) {
-    const fusion::ComputationPlan& cp = plan.computations[c];
-    emitted[c].resize(cp.kernels.size());
-    for (size_t k = 0; k < cp.kernels.size(); ++k) {
-      if (cp.kernels[k].alias_only) continue;
-      emitted[c][k].name = absl::StrCat("seam_c", c, "_k", cp.kernels[k].id);
+  for (size_t c = 0; c < lowered.size(); ++c) {
+    for (size_t k = 0; k < lowered[c].size(); ++k) {
+      if (!lowered[c][k].ir.ok()) {
+        code[c].push_back(lowered[c][k].ir.status());
+        continue;
+      }
+      code[c].push_back(absl::UnknownError("not emitted"));
       jobs.push_back({c, k});
     }
   }
   auto emit = [&](int64_t job) -> absl::Status {
     const auto [c, k] = jobs[static_cast<size_t>(job)];
-    EmittedKernel& e = emitted[c][k];
-    e.ir = codegen::LowerKernel(plan.computations[c].kernels[k], plan.device, e.name);
-    if (!e.ir.ok()) return absl::OkStatus();
-    e.ir->excess_precision = plan.excess_precision;
-    e.code = generate.emit(*e.ir, e.name);
+    code[c][k] = generate.emit(*lowered[c][k].ir, lowered[c][k].name);
     return absl::OkStatus();  // each kernel keeps its own status
   };
   ThreadPool::Global().ParallelForEach(static_cast<int64_t>(jobs.size()), emit).IgnoreError();
-  return emitted;
+  return code;
 }
 
 }  // namespace
+
+LoweredPlan LowerPlan(const fusion::FusionPlan& plan) {
+  LoweredPlan lowered(plan.computations.size());
+  std::vector<std::pair<size_t, size_t>> jobs;
+  for (size_t c = 0; c < plan.computations.size(); ++c) {
+    const fusion::ComputationPlan& cp = plan.computations[c];
+    lowered[c].resize(cp.kernels.size());
+    for (size_t k = 0; k < cp.kernels.size(); ++k) {
+      if (cp.kernels[k].alias_only) continue;
+      lowered[c][k].name = absl::StrCat("seam_c", c, "_k", cp.kernels[k].id);
+      jobs.push_back({c, k});
+    }
+  }
+  auto lower = [&](int64_t job) -> absl::Status {
+    const auto [c, k] = jobs[static_cast<size_t>(job)];
+    LoweredKernel& l = lowered[c][k];
+    l.ir = codegen::LowerKernel(plan.computations[c].kernels[k], plan.device, l.name);
+    if (l.ir.ok()) l.ir->excess_precision = plan.excess_precision;
+    return absl::OkStatus();  // each kernel keeps its own status
+  };
+  ThreadPool::Global().ParallelForEach(static_cast<int64_t>(jobs.size()), lower).IgnoreError();
+  return lowered;
+}
 
 int64_t BranchIndex(const Literal& selector, int64_t branches) {
   if (selector.shape().dtype() == DType::kPred) return selector.GetBits(0) != 0 ? 0 : 1;
@@ -142,13 +155,13 @@ int64_t BranchIndex(const Literal& selector, int64_t branches) {
   return index < 0 || index >= branches ? branches - 1 : index;
 }
 
-Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
-                       const IsLibraryCall& library_call,
+Programs BuildPrograms(const fusion::FusionPlan& plan, LoweredPlan lowered,
+                       const GenerateKernel& generate, const IsLibraryCall& library_call,
                        const DescribeFallback& describe_fallback,
                        const GenerateOpKernel& generate_op,
                        const GenerateEpilogue& generate_epilogue) {
   Programs out;
-  std::vector<std::vector<EmittedKernel>> emitted = EmitKernels(plan, generate);
+  std::vector<std::vector<absl::StatusOr<std::string>>> code = EmitKernels(lowered, generate);
   for (size_t c = 0; c < plan.computations.size(); ++c) {
     const fusion::ComputationPlan& cp = plan.computations[c];
     auto program = std::make_unique<Program>();
@@ -166,12 +179,13 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& gen
         step.kind = Step::Kind::kAlias;
         ++out.aliases;
       } else {
-        EmittedKernel& e = emitted[c][kernel];
-        absl::StatusOr<std::string> symbol = e.ir.ok() ? generate.keep(e.name, std::move(e.code))
-                                                       : absl::StatusOr<std::string>(e.ir.status());
+        LoweredKernel& l = lowered[c][kernel];
+        absl::StatusOr<std::string> symbol = l.ir.ok()
+                                                 ? generate.keep(l.name, std::move(code[c][kernel]))
+                                                 : absl::StatusOr<std::string>(l.ir.status());
         if (symbol.ok()) {
           step.kind = Step::Kind::kKernel;
-          out.irs.push_back(std::make_unique<codegen::KernelIr>(std::move(*e.ir)));
+          out.irs.push_back(std::make_unique<codegen::KernelIr>(std::move(*l.ir)));
           step.ir = out.irs.back().get();
           step.symbol = std::move(*symbol);
           ++out.compiled_kernels;

@@ -70,6 +70,19 @@ struct Programs {
   std::vector<std::string> fallbacks;
 };
 
+// A planned kernel lowered once (aliases are not): what a backend renders,
+// and what the schedule binds the kernel's buffers by.
+struct LoweredKernel {
+  std::string name;  // "seam_c<computation>_k<id>"
+  absl::StatusOr<codegen::KernelIr> ir = absl::UnimplementedError("an alias: nothing to lower");
+};
+// By computation and kernel, in the plan's order.
+using LoweredPlan = std::vector<std::vector<LoweredKernel>>;
+
+// Lowers every planned kernel but aliases, one kernel a task on the thread
+// pool.
+LoweredPlan LowerPlan(const fusion::FusionPlan& plan);
+
 // A backend's code for the planned kernels, in two steps. `emit` writes
 // the code of one kernel lowered as `ir` under the symbol `name`, or says
 // why there is none; it is called for several kernels at once, from the
@@ -114,14 +127,14 @@ using DescribeFallback = std::function<std::string(const Instruction&)>;
 // branch, as in XLA.
 int64_t BranchIndex(const Literal& selector, int64_t branches);
 
-// Lowers every planned kernel (symbols "seam_c<computation>_k<id>"),
-// generates it through `generate` and schedules each computation's steps.
-// Lowering and emitting run on the thread pool, one kernel a task.
+// Generates every lowered kernel of `plan` through `generate` (emitting on
+// the thread pool, one kernel a task) and schedules each computation's
+// steps; the steps own the kernels' IR.
 // Instructions left out of kernels go to `generate_op` when given (symbols
 // "seam_c<computation>_op<position>"), library calls' epilogues to
 // `generate_epilogue` ("seam_c<computation>_epilogue<position>").
-Programs BuildPrograms(const fusion::FusionPlan& plan, const GenerateKernel& generate,
-                       const IsLibraryCall& library_call,
+Programs BuildPrograms(const fusion::FusionPlan& plan, LoweredPlan lowered,
+                       const GenerateKernel& generate, const IsLibraryCall& library_call,
                        const DescribeFallback& describe_fallback = nullptr,
                        const GenerateOpKernel& generate_op = nullptr,
                        const GenerateEpilogue& generate_epilogue = nullptr);
