@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench_util.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/measure.h"
@@ -166,7 +167,7 @@ int main(int argc, char** argv) {
                                      seam::fusion::Strategy::kStitch}) {
       seam::runtime::ExecutableOptions options;
       options.plan.strategy = s;
-      auto executable = seam::runtime::Executable::Compile(module, options);
+      auto executable = seam::compiler::CompileForCpu(module, options);
       if (!executable.ok()) Die(executable.status());
       seam::runtime::Executable* e = executable->get();
       executables.push_back(std::move(*executable));

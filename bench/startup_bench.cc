@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/fusion/planner.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
@@ -87,7 +88,7 @@ void TimeOnce(const std::string& path, bool module_cache, Phases& phases) {
 
   auto compile_start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<seam::runtime::Executable>> executable =
-      seam::runtime::Executable::Compile(module, options);
+      seam::compiler::CompileForCpu(module, options);
   if (!executable.ok()) seam::bench::Die(executable.status());
   const double compile = MillisecondsSince(compile_start);
   const seam::runtime::ExecutableStats& stats = (*executable)->stats();

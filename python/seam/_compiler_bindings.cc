@@ -1,5 +1,5 @@
 // seam._core's compiler: a module compiled from HLO text
-// (runtime::CompiledModule) as seam._core.Executable. Arrays cross as
+// (compiler::CompiledModule) as seam._core.Executable. Arrays cross as
 // C-contiguous CPU buffers tagged with Seam's element type name; the
 // Python side (seam/_api.py) maps numpy, JAX and torch dtypes to those
 // names, so the one table of types lives there. Results are handed to
@@ -19,17 +19,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "bindings.h"
+#include "seam/compiler/compiled_module.h"
 #include "seam/ir/dtype.h"
 #include "seam/ir/literal.h"
-#include "seam/runtime/compiled_module.h"
 
 namespace seam::python {
 namespace {
 
 using namespace nb::literals;
 
-using runtime::CompiledModule;
-using runtime::CompileOptions;
+using compiler::CompiledModule;
+using compiler::CompileOptions;
 
 // An argument as Python passes it: the array, and the element type it
 // stands for (bf16 arrives as its uint16 bits).
@@ -76,7 +76,7 @@ std::optional<nb::dlpack::dtype> StorageType(DType type) {
   }
 }
 
-runtime::ArgumentView ToView(const Argument& argument, size_t index) {
+compiler::ArgumentView ToView(const Argument& argument, size_t index) {
   const auto& [array, type_name] = argument;
   const std::optional<DType> type = DTypeFromName(type_name);
   if (!type || !StorageType(*type)) {
@@ -124,7 +124,7 @@ std::vector<std::tuple<std::string, std::string, std::vector<int64_t>>> Paramete
 
 nb::dict Stats(const CompiledModule& module) {
   const runtime::ExecutableStats s = module.stats();
-  const runtime::CompileReport& r = module.report();
+  const compiler::CompileReport& r = module.report();
   nb::dict d;
   d["backend"] = module.options().backend;
   d["fusion"] = module.options().fusion;
@@ -162,7 +162,7 @@ void BindCompiler(nb::module_& m) {
       .def(
           "run",
           [](CompiledModule& module, const std::vector<Argument>& arguments) {
-            std::vector<runtime::ArgumentView> views;
+            std::vector<compiler::ArgumentView> views;
             views.reserve(arguments.size());
             for (size_t i = 0; i < arguments.size(); ++i) views.push_back(ToView(arguments[i], i));
             absl::StatusOr<Literal> result;

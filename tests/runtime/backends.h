@@ -11,9 +11,10 @@
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/nvrtc.h"
@@ -72,10 +73,10 @@ inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::
     run.result = (*compiled)->Run(arguments);
   };
   if (backend != Backend::kCpu) {
-    runtime::CudaExecutableOptions options;
+    compiler::CudaExecutableOptions options;
     options.strategy = strategy;
     options.emulate = backend == Backend::kCudaSim;
-    go(runtime::CudaExecutable::Compile(module, options));
+    go(compiler::CompileForCudaDevice(module, options));
   } else {
     runtime::ExecutableOptions options;
     options.plan.strategy = strategy;
@@ -84,7 +85,7 @@ inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::
     // judged as `seam run --verify` judges it (JudgeOutputs).
     options.plan.excess_precision = excess_precision;
     if (streamed) options.plan.device.last_level_cache_bytes = 1;
-    go(runtime::Executable::Compile(module, options));
+    go(compiler::CompileForCpu(module, options));
   }
   return run;
 }

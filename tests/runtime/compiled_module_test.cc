@@ -3,7 +3,7 @@
 // never handed back as results; the results equal the interpreter's; a
 // wrong argument is refused naming its parameter. And the lent buffers
 // underneath: a copy or a grown buffer is Seam's own memory.
-#include "seam/runtime/compiled_module.h"
+#include "seam/compiler/compiled_module.h"
 
 #include <cstring>
 #include <vector>
@@ -13,7 +13,7 @@
 #include "seam/eval/evaluator.h"
 #include "seam/text/parser.h"
 
-namespace seam::runtime {
+namespace seam::compiler {
 namespace {
 
 TEST(LentBytes, ReadTheMemoryInPlaceAndCopiesOwnTheirs) {
@@ -97,4 +97,4 @@ TEST(CompiledModule, AModuleNoBackendRunsFailsAtCompileTime) {
 }
 
 }  // namespace
-}  // namespace seam::runtime
+}  // namespace seam::compiler

@@ -17,9 +17,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/ir/float16.h"
 #include "seam/runtime/cublas.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/nvrtc.h"
 
 namespace seam::runtime::cuda {

@@ -13,9 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/gym/random_graph.h"
 #include "seam/passes/pipeline.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/text/parser.h"
 
@@ -47,7 +47,7 @@ std::string NameOf(const std::string& file) {
 void ExpectLaunchable(const CudaProgram& program, const std::string& what) {
   absl::flat_hash_map<std::string, const codegen::CudaKernel*> by_name;
   for (const codegen::CudaKernel& k : program.kernels) by_name[k.name] = &k;
-  Programs programs = ScheduleCudaProgram(program);
+  Programs programs = compiler::ScheduleCudaProgram(program);
   size_t interpreted = 0;
   for (const auto& [computation, steps] : programs.by_computation) {
     for (const Step& step : steps->steps) {
@@ -77,7 +77,7 @@ int64_t ExpectAllCompile(const std::vector<std::unique_ptr<Module>>& modules,
   for (const std::unique_ptr<Module>& module : modules) {
     for (fusion::Strategy strategy : kStrategies) {
       for (const char* target : kTargets) {
-        absl::StatusOr<CudaProgram> program = CompileForCuda(*module, strategy, target);
+        absl::StatusOr<CudaProgram> program = compiler::CompileForCuda(*module, strategy, target);
         EXPECT_TRUE(program.ok()) << what << " (" << module->name() << ") --fusion="
                                   << fusion::StrategyName(strategy) << " --target=" << target
                                   << ": " << program.status();

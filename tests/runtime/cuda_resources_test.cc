@@ -7,11 +7,12 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/passes/pipeline.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
 #include "seam/text/parser.h"
@@ -41,7 +42,7 @@ ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loa
 ptxas info    : Used 31 registers
 )";
   absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> used =
-      ParsePtxasReport(report);
+      compiler::ParsePtxasReport(report);
   ASSERT_TRUE(used.ok()) << used.status();
   ASSERT_EQ(used->size(), 2u);
   const fusion::KernelResources& k0 = used->at("seam_c0_k0");
@@ -51,7 +52,7 @@ ptxas info    : Used 31 registers
   EXPECT_EQ(k0.stack_bytes, 16);
   EXPECT_EQ(used->at("seam_c0_k3").registers, 31);
   EXPECT_EQ(used->at("seam_c0_k3").spill_bytes, 0);
-  EXPECT_FALSE(ParsePtxasReport("ptxas info    : 0 bytes gmem\n").ok());
+  EXPECT_FALSE(compiler::ParsePtxasReport("ptxas info    : 0 bytes gmem\n").ok());
 }
 
 class CudaResources : public ::testing::Test {
@@ -64,7 +65,8 @@ class CudaResources : public ::testing::Test {
 
 TEST_F(CudaResources, EveryKernelReportsItsOccupancyAndGrid) {
   std::unique_ptr<Module> module = LoadOptimized("bench/workloads/layernorm_backward.hlo");
-  absl::StatusOr<CudaProgram> program = CompileForCuda(*module, fusion::Strategy::kStitch, "sm_90");
+  absl::StatusOr<CudaProgram> program =
+      compiler::CompileForCuda(*module, fusion::Strategy::kStitch, "sm_90");
   ASSERT_TRUE(program.ok()) << program.status();
   ASSERT_EQ(program->resources.size(), program->kernels.size());
   EXPECT_TRUE(absl::StartsWith(program->cubin.cubin, "\x7f" "ELF"));  // a loadable cubin, cached
@@ -105,7 +107,7 @@ TEST_F(CudaResources, KernelsSpillingAtTheirRegisterCapAreRelaxed) {
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "pressure");
   ASSERT_TRUE(modules.ok()) << modules.status();
   absl::StatusOr<CudaProgram> program =
-      CompileForCuda(*modules->front(), fusion::Strategy::kStitch, "sm_90");
+      compiler::CompileForCuda(*modules->front(), fusion::Strategy::kStitch, "sm_90");
   ASSERT_TRUE(program.ok()) << program.status();
   ASSERT_EQ(program->relaxed.size(), 1u);
   EXPECT_TRUE(absl::StartsWith(program->relaxed[0], "seam_c0_k0: 512 -> 256 threads"))
@@ -114,7 +116,8 @@ TEST_F(CudaResources, KernelsSpillingAtTheirRegisterCapAreRelaxed) {
   EXPECT_EQ(program->resources[0].used.spill_bytes, 0);
 
   std::unique_ptr<Module> column = LoadOptimized("bench/workloads/column_reduce.hlo");
-  absl::StatusOr<CudaProgram> columns = CompileForCuda(*column, fusion::Strategy::kStitch, "sm_90");
+  absl::StatusOr<CudaProgram> columns =
+      compiler::CompileForCuda(*column, fusion::Strategy::kStitch, "sm_90");
   ASSERT_TRUE(columns.ok()) << columns.status();
   EXPECT_TRUE(columns->relaxed.empty());
 }
@@ -138,16 +141,17 @@ TEST_F(CudaResources, KernelsOfManyBuffersDoNotSpill) {
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "many");
   ASSERT_TRUE(modules.ok()) << modules.status();
   Module& module = *modules->front();
-  absl::StatusOr<CudaProgram> program = CompileForCuda(module, fusion::Strategy::kStitch, "sm_90");
+  absl::StatusOr<CudaProgram> program =
+      compiler::CompileForCuda(module, fusion::Strategy::kStitch, "sm_90");
   ASSERT_TRUE(program.ok()) << program.status();
   ASSERT_EQ(program->kernels.size(), 1u);
   EXPECT_EQ(program->kernels[0].parameters, 600);
   EXPECT_LE(program->resources[0].used.spill_bytes, 256);
 
-  CudaExecutableOptions options;
+  compiler::CudaExecutableOptions options;
   options.emulate = true;
   absl::StatusOr<std::unique_ptr<CudaExecutable>> emulated =
-      CudaExecutable::Compile(module, options);
+      compiler::CompileForCudaDevice(module, options);
   ASSERT_TRUE(emulated.ok()) << emulated.status();
   std::vector<Literal> arguments = RandomArguments(*module.entry(), /*seed=*/2);
   absl::StatusOr<Literal> got = (*emulated)->Run(arguments);
@@ -161,12 +165,13 @@ TEST_F(CudaResources, KernelsOfManyBuffersDoNotSpill) {
 // targets, and the CPU executable still computes the same result.
 TEST(KernelDeduplication, IdenticalKernelsCompileOnce) {
   std::unique_ptr<Module> module = LoadOptimized("tests/corpus/hlo/gh_ptxla_gpt2_tp1_n_layer2.hlo");
-  absl::StatusOr<CudaProgram> cuda = RenderForCuda(*module, fusion::Strategy::kNone, "sm_90");
+  absl::StatusOr<CudaProgram> cuda =
+      compiler::RenderForCuda(*module, fusion::Strategy::kNone, "sm_90");
   ASSERT_TRUE(cuda.ok()) << cuda.status();
   EXPECT_LT(cuda->kernels.size(), cuda->symbol_of.size());
   ExecutableOptions options;
   options.plan.strategy = fusion::Strategy::kNone;
-  absl::StatusOr<std::unique_ptr<Executable>> cpu = Executable::Compile(*module, options);
+  absl::StatusOr<std::unique_ptr<Executable>> cpu = compiler::CompileForCpu(*module, options);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_LT((*cpu)->stats().distinct_kernels, (*cpu)->stats().compiled_kernels);
   EXPECT_GT((*cpu)->stats().distinct_kernels, 0);

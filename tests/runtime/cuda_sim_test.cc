@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/runtime/cuda_executable.h"
@@ -111,11 +112,11 @@ class CudaSim : public ::testing::Test {
   absl::StatusOr<Literal> Run(const std::string& hlo, const Rewrite& rewrite = nullptr) {
     module_ = testing::ParseFirst(hlo, "mutation");
     if (module_ == nullptr) return absl::InternalError("does not parse");
-    CudaExecutableOptions options;
+    compiler::CudaExecutableOptions options;
     options.emulate = true;
     options.rewrite_program = rewrite;
     absl::StatusOr<std::unique_ptr<CudaExecutable>> executable =
-        CudaExecutable::Compile(*module_, options);
+        compiler::CompileForCudaDevice(*module_, options);
     if (!executable.ok()) return executable.status();
     arguments_ = RandomArguments(*module_->entry(), /*seed=*/3);
     return (*executable)->Run(arguments_);
@@ -195,10 +196,10 @@ TEST_F(CudaSim, EveryThreadMappingMatchesTheInterpreter) {
   for (const Case& c : cases) {
     module_ = testing::ParseFirst(c.hlo, "mapping");
     ASSERT_NE(module_, nullptr);
-    CudaExecutableOptions options;
+    compiler::CudaExecutableOptions options;
     options.emulate = true;
     absl::StatusOr<std::unique_ptr<CudaExecutable>> executable =
-        CudaExecutable::Compile(*module_, options);
+        compiler::CompileForCudaDevice(*module_, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
     const std::string plan = fusion::PlanToText((*executable)->plan());
     for (const std::string& part : c.plan) EXPECT_TRUE(absl::StrContains(plan, part)) << plan;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "random_convolutions.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
@@ -138,7 +139,7 @@ TEST(LibraryEpilogues, MatchTheInterpreterOnRandomChains) {
       ExecutableOptions options;
       options.plan.strategy = strategy;
       options.plan.epilogue_min_result_bytes = 0;  // the random calls are small
-      absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(m, options);
+      absl::StatusOr<std::unique_ptr<Executable>> exe = compiler::CompileForCpu(m, options);
       ASSERT_TRUE(exe.ok()) << exe.status();
       // Every call takes its chain and runs it compiled.
       EXPECT_EQ((*exe)->plan().Totals().epilogues, builder.cases()) << text;
@@ -218,7 +219,7 @@ ENTRY e {
   ASSERT_TRUE(want.ok()) << want.status();
   ExecutableOptions options;
   options.plan.epilogue_min_result_bytes = 0;  // large enough to share, small for a test
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(m, options);
+  absl::StatusOr<std::unique_ptr<Executable>> exe = compiler::CompileForCpu(m, options);
   ASSERT_TRUE(exe.ok()) << exe.status();
   EXPECT_EQ((*exe)->stats().epilogues, 7);
   for (int run = 0; run < 2; ++run) {  // the second on recycled memory

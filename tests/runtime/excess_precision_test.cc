@@ -9,6 +9,7 @@
 
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/fusion/strategies.h"
 #include "seam/runtime/executable.h"
 
@@ -32,7 +33,8 @@ std::optional<Literal> RunOnCpu(const std::string& text, Strategy strategy, bool
   ExecutableOptions options;
   options.plan.strategy = strategy;
   options.plan.excess_precision = excess_precision;
-  absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(*module, options);
+  absl::StatusOr<std::unique_ptr<Executable>> executable =
+      compiler::CompileForCpu(*module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
   if (!executable.ok()) return std::nullopt;
   EXPECT_GT((*executable)->stats().compiled_kernels, 0);

@@ -7,12 +7,13 @@
 #include <algorithm>
 
 #include "absl/strings/str_replace.h"
+#include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/runtime/executable.h"
 #include "seam/text/parser.h"
-#include "backends.h"
 
 namespace seam::runtime {
 namespace {
@@ -29,7 +30,7 @@ Outcome RunBoth(const std::string& text, std::vector<Literal>* arguments_out = n
   std::unique_ptr<Module> module = testing::ParseFirst(text, "in_place");
   if (module == nullptr) return {};
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(*module, ExecutableOptions{});
+      compiler::CompileForCpu(*module, ExecutableOptions{});
   EXPECT_TRUE(executable.ok()) << executable.status();
   if (!executable.ok()) return {};
   std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
@@ -190,7 +191,7 @@ ENTRY e {
                                                        "shared_outputs");
   ASSERT_NE(module, nullptr);
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(*module, ExecutableOptions{});
+      compiler::CompileForCpu(*module, ExecutableOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
   std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
   const std::vector<Literal> originals = arguments;

@@ -7,6 +7,7 @@
 
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
@@ -23,10 +24,10 @@ std::string EmittedSource(const Module& module, bool on_the_pool, const std::str
   options.dump_to = dir;
   absl::StatusOr<std::unique_ptr<Executable>> executable;
   if (on_the_pool) {
-    executable = Executable::Compile(module, options);
+    executable = compiler::CompileForCpu(module, options);
   } else {
     ThreadPool::Global().ParallelFor(2, 1, [&](int64_t begin, int64_t, int) {
-      if (begin == 0) executable = Executable::Compile(module, options);
+      if (begin == 0) executable = compiler::CompileForCpu(module, options);
     });
   }
   EXPECT_TRUE(executable.ok()) << executable.status();
@@ -88,7 +89,7 @@ ENTRY e {
   EXPECT_EQ(exps, 1) << kernels;
   EXPECT_EQ(kernels.find(") % 64"), std::string::npos) << kernels;
 
-  absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(*module, {});
+  absl::StatusOr<std::unique_ptr<Executable>> executable = compiler::CompileForCpu(*module, {});
   ASSERT_TRUE(executable.ok()) << executable.status();
   std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/3);
   testing::ExpectSameAsInterpreter(**executable, *module, arguments);
@@ -116,7 +117,7 @@ ENTRY e {
                                                        "key_bits");
   ASSERT_NE(module, nullptr);
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(*module, ExecutableOptions{});
+      compiler::CompileForCpu(*module, ExecutableOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
   for (uint64_t seed : {0, 1}) {
     std::vector<Literal> arguments = RandomArguments(*module->entry(), seed);

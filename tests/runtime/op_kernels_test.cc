@@ -6,10 +6,11 @@
 // order, rng's documented stream bit for bit.
 #include <string>
 
+#include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/runtime/executable.h"
-#include "backends.h"
 
 namespace seam::runtime {
 namespace {
@@ -211,7 +212,7 @@ TEST_P(OpKernels, GeneratedCodeEqualsTheInterpreter) {
   std::unique_ptr<Module> module = testing::ParseFirst(GetParam().text, GetParam().name);
   ASSERT_NE(module, nullptr);
   absl::StatusOr<std::unique_ptr<Executable>> executable =
-      Executable::Compile(*module, ExecutableOptions{});
+      compiler::CompileForCpu(*module, ExecutableOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
   const ExecutableStats& stats = (*executable)->stats();
   EXPECT_GE(stats.op_kernels, 1);

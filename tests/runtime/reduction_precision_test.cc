@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/evaluator.h"
 #include "seam/fusion/strategies.h"
 #include "seam/runtime/executable.h"
@@ -41,7 +42,8 @@ void ExpectSumsNearTheExactOne(const std::string& shape, const std::string& resu
   for (fusion::Strategy strategy : {fusion::Strategy::kXla, fusion::Strategy::kStitch}) {
     ExecutableOptions options;
     options.plan.strategy = strategy;
-    absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(*module, options);
+    absl::StatusOr<std::unique_ptr<Executable>> executable =
+        compiler::CompileForCpu(*module, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
     absl::StatusOr<Literal> sums = (*executable)->Run(arguments);
     ASSERT_TRUE(sums.ok()) << sums.status();

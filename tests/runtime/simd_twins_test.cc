@@ -17,13 +17,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/jit.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
-#include "backends.h"
 
 namespace seam::runtime {
 namespace {
@@ -42,7 +43,7 @@ struct Generated {
 Generated CompileKeepingSource(const Module& module, const std::string& name) {
   ExecutableOptions options;
   options.dump_to = ScratchPath(name).string();
-  absl::StatusOr<std::unique_ptr<Executable>> executable = Executable::Compile(module, options);
+  absl::StatusOr<std::unique_ptr<Executable>> executable = compiler::CompileForCpu(module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
   Generated generated;
   if (executable.ok()) generated.executable = std::move(*executable);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_replace.h"
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/fusion/strategies.h"
 #include "seam/passes/pipeline.h"
@@ -43,7 +44,8 @@ TEST(StrengthReducedDots, DecodeAttentionRunsInKernelsAndMatchesTheInterpreter) 
       SCOPED_TRACE(fusion::StrategyName(strategy));
       ExecutableOptions options;
       options.plan.strategy = strategy;
-      absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(*optimized, options);
+      absl::StatusOr<std::unique_ptr<Executable>> exe =
+          compiler::CompileForCpu(*optimized, options);
       ASSERT_TRUE(exe.ok()) << exe.status();
       EXPECT_EQ((*exe)->stats().blas_calls, 0);
       EXPECT_TRUE((*exe)->stats().fallbacks.empty()) << (*exe)->stats().fallbacks.front();

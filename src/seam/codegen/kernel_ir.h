@@ -96,6 +96,15 @@ struct KernelIr {
   int PartialsIndex(const Instruction* reduction) const;
 };
 
+// A planned kernel lowered once (aliases are not): what a backend renders,
+// and what the schedule binds the kernel's buffers by.
+struct LoweredKernel {
+  std::string name;  // "seam_c<computation>_k<id>"
+  absl::StatusOr<codegen::KernelIr> ir = absl::UnimplementedError("an alias: nothing to lower");
+};
+// By computation and kernel, in the plan's order.
+using LoweredPlan = std::vector<std::vector<LoweredKernel>>;
+
 // Whether generated code computes `i`: its element types, its op and, for an
 // elementwise op, its scalar expression; Unimplemented says why not.
 absl::Status CheckGenerated(const Instruction& i);

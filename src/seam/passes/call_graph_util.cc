@@ -241,18 +241,28 @@ Instruction* InitialStateElement(const Instruction& loop, size_t k, HloBuilder& 
   return AdaptLayout(element, loop.shape().tuple_shapes()[k], outside);
 }
 
+bool ReplaceEach(Computation& computation, const std::vector<Instruction*>& candidates,
+                 absl::FunctionRef<Instruction*(Instruction*)> replacement) {
+  absl::flat_hash_set<Instruction*> replaced;
+  for (Instruction* i : candidates) {
+    Instruction* value = replacement(i);
+    if (value == nullptr) continue;
+    i->ReplaceAllUsesWith(value);
+    replaced.insert(i);
+  }
+  if (replaced.empty()) return false;
+  computation.RemoveInstructions(replaced);
+  return true;
+}
+
 bool ReplaceByOperand(Module& module, bool (*is_identity)(const Instruction&)) {
   bool changed = false;
   for (const auto& computation : module.computations()) {
-    absl::flat_hash_set<Instruction*> removed;
+    std::vector<Instruction*> identities;
     for (const auto& i : computation->instructions()) {
-      if (!is_identity(*i)) continue;
-      i->ReplaceAllUsesWith(i->operand(0));
-      removed.insert(i.get());
+      if (is_identity(*i)) identities.push_back(i.get());
     }
-    if (removed.empty()) continue;
-    computation->RemoveInstructions(removed);
-    changed = true;
+    changed |= ReplaceEach(*computation, identities, [](Instruction* i) { return i->operand(0); });
   }
   return changed;
 }

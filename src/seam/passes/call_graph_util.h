@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "seam/ir/hlo_builder.h"
 #include "seam/ir/module.h"
 
@@ -102,6 +103,12 @@ std::optional<ReshapableLoop> MatchReshapableLoop(
 // Element k of `loop`'s initial state, built by `outside` where the initial
 // state is not a tuple instruction, in the layout of the loop's state.
 Instruction* InitialStateElement(const Instruction& loop, size_t k, HloBuilder& outside);
+
+// Replaces each of `candidates`, in order, by the value `replacement` gives
+// it (null: kept), then removes the replaced ones from `computation`. True
+// when any was replaced.
+bool ReplaceEach(Computation& computation, const std::vector<Instruction*>& candidates,
+                 absl::FunctionRef<Instruction*(Instruction*)> replacement);
 
 // Makes the users of every instruction for which `is_identity` holds read
 // its first operand instead, and removes it: for annotations that are

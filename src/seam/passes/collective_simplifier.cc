@@ -91,18 +91,9 @@ class CollectiveSimplifierPass : public ComputationPass {
         candidates.push_back(i.get());
       }
     }
-    if (candidates.empty()) return false;
     HloBuilder builder(computation, *names_);
-    absl::flat_hash_set<Instruction*> removed;
-    for (Instruction* i : candidates) {
-      Instruction* replacement = Simplified(i, builder);
-      if (replacement == nullptr) continue;
-      i->ReplaceAllUsesWith(replacement);
-      removed.insert(i);
-    }
-    if (removed.empty()) return false;
-    computation.RemoveInstructions(removed);
-    return true;
+    return ReplaceEach(computation, candidates,
+                       [&](Instruction* i) { return Simplified(i, builder); });
   }
 
   std::optional<NameUniquer> names_;

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "seam/ir/hlo_builder.h"
+#include "seam/passes/call_graph_util.h"
 #include "seam/passes/pass.h"
 
 namespace seam {
@@ -59,19 +60,17 @@ bool Mergeable(const Instruction& i) {
          i.control_successors().empty();
 }
 
+// Operands first, so a value's operands are merged before it is compared.
 bool MergeEqualValues(Computation& computation) {
-  absl::flat_hash_set<Instruction*, ValueHash, SameValue> values;
-  absl::flat_hash_set<Instruction*> merged;
+  std::vector<Instruction*> candidates;
   for (Instruction* i : computation.MakePostOrder()) {
-    if (!Mergeable(*i)) continue;
-    auto [it, inserted] = values.insert(i);
-    if (inserted) continue;
-    i->ReplaceAllUsesWith(*it);
-    merged.insert(i);
+    if (Mergeable(*i)) candidates.push_back(i);
   }
-  if (merged.empty()) return false;
-  computation.RemoveInstructions(merged);
-  return true;
+  absl::flat_hash_set<Instruction*, ValueHash, SameValue> values;
+  return ReplaceEach(computation, candidates, [&](Instruction* i) -> Instruction* {
+    auto [it, inserted] = values.insert(i);
+    return inserted ? nullptr : *it;
+  });
 }
 
 class CsePass : public ComputationPass {

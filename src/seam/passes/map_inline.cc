@@ -68,16 +68,7 @@ class MapInlinePass : public ComputationPass {
     for (const auto& i : computation.instructions()) {
       if (i->opcode() == Opcode::kMap && !HasControlEdges(*i)) maps.push_back(i.get());
     }
-    absl::flat_hash_set<Instruction*> removed;
-    for (Instruction* map : maps) {
-      Instruction* replacement = Inlined(map, builder);
-      if (replacement == nullptr) continue;
-      map->ReplaceAllUsesWith(replacement);
-      removed.insert(map);
-    }
-    if (removed.empty()) return false;
-    computation.RemoveInstructions(removed);
-    return true;
+    return ReplaceEach(computation, maps, [&](Instruction* map) { return Inlined(map, builder); });
   }
 
   std::optional<NameUniquer> names_;

@@ -17,18 +17,14 @@ namespace {
 class OptimizationBarrierExpanderPass : public ComputationPass {
   std::vector<Opcode> Triggers() const override { return {Opcode::kOptimizationBarrier}; }
   absl::StatusOr<bool> RunOnComputation(Computation& computation) override {
-    absl::flat_hash_set<Instruction*> removed;
+    std::vector<Instruction*> barriers;
     for (const auto& i : computation.instructions()) {
-      if (i->opcode() != Opcode::kOptimizationBarrier || i->operand_count() != 1 ||
-          HasControlEdges(*i) || !InterchangeableShapes(i->operand(0)->shape(), i->shape())) {
-        continue;
+      if (i->opcode() == Opcode::kOptimizationBarrier && i->operand_count() == 1 &&
+          !HasControlEdges(*i) && InterchangeableShapes(i->operand(0)->shape(), i->shape())) {
+        barriers.push_back(i.get());
       }
-      i->ReplaceAllUsesWith(i->operand(0));
-      removed.insert(i.get());
     }
-    if (removed.empty()) return false;
-    computation.RemoveInstructions(removed);
-    return true;
+    return ReplaceEach(computation, barriers, [](Instruction* i) { return i->operand(0); });
   }
 };
 

@@ -127,6 +127,12 @@ class Pipeline::Parser {
   size_t pos_ = 0;
 };
 
+absl::StatusOr<std::optional<Pipeline>> Pipeline::ParseUnlessNone(absl::string_view spec) {
+  if (spec.empty() || spec == "none") return std::nullopt;
+  SEAM_ASSIGN_OR_RETURN(Pipeline pipeline, Parse(spec));
+  return std::optional<Pipeline>(std::move(pipeline));
+}
+
 absl::StatusOr<Pipeline> Pipeline::Parse(absl::string_view spec) {
   Parser parser(spec);
   Pipeline pipeline;

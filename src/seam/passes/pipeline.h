@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ class Pipeline {
   // Parses `spec`; errors name the column, e.g. "--passes: unknown pass
   // 'dcee' at column 5 (did you mean 'dce'?)".
   static absl::StatusOr<Pipeline> Parse(absl::string_view spec);
+  // As Parse, but `none` and the empty spec, which leave a module as
+  // written, give no pipeline.
+  static absl::StatusOr<std::optional<Pipeline>> ParseUnlessNone(absl::string_view spec);
 
   Pipeline(Pipeline&&) = default;
   Pipeline& operator=(Pipeline&&) = default;

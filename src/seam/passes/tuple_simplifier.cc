@@ -44,17 +44,8 @@ Instruction* Simplified(Instruction* i) {
 }
 
 bool SimplifyTuples(Computation& computation) {
-  absl::flat_hash_set<Instruction*> replaced;
   // Operands first: a nest of tuples unwinds in one sweep.
-  for (Instruction* i : computation.MakePostOrder()) {
-    Instruction* replacement = Simplified(i);
-    if (replacement == nullptr) continue;
-    i->ReplaceAllUsesWith(replacement);
-    replaced.insert(i);
-  }
-  if (replaced.empty()) return false;
-  computation.RemoveInstructions(replaced);
-  return true;
+  return ReplaceEach(computation, computation.MakePostOrder(), Simplified);
 }
 
 class TupleSimplifierPass : public ComputationPass {

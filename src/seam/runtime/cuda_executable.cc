@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
 #include "seam/runtime/blas_dot.h"
-#include "seam/runtime/cuda_sim.h"
 #include "seam/runtime/host_blas.h"
 #include "seam/util/status_macros.h"
 
@@ -70,24 +69,6 @@ absl::StatusOr<const DeviceValue*> Find(const Values& values, const Instruction*
 
 }  // namespace
 
-Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm) {
-  // The kernels were generated and compiled before: a kernel's code is
-  // the symbol it was compiled under.
-  GenerateKernel generate{
-      [&](const codegen::KernelIr&, const std::string& name) -> absl::StatusOr<std::string> {
-        auto it = program.symbol_of_name.find(name);
-        if (it != program.symbol_of_name.end()) return it->second;
-        return absl::UnimplementedError("no CUDA kernel generated (see the compile report)");
-      },
-      [](const std::string&, absl::StatusOr<std::string> symbol) { return symbol; }};
-  auto describe_fallback = [](const Instruction& i) -> std::string {
-    return HostBlasServes(i) ? "host BLAS, operands to the host and back"
-                             : "interpreter, operands to the host and back";
-  };
-  auto on_device = [gemm](const Instruction& dot) { return gemm && CublasTakes(dot); };
-  return BuildPrograms(program.plan, program.lowered, generate, on_device, describe_fallback);
-}
-
 bool CublasTakes(const Instruction& dot) {
   if (dot.opcode() != Opcode::kDot || !BlasHandles(dot)) return false;
   DType in = dot.operand(0)->shape().dtype(), out = dot.shape().dtype();
@@ -105,34 +86,23 @@ CudaExecutable::~CudaExecutable() {
   loaded_.reset();
 }
 
-absl::StatusOr<std::unique_ptr<CudaExecutable>> CudaExecutable::Compile(
-    const Module& module, const CudaExecutableOptions& options) {
+absl::StatusOr<std::unique_ptr<CudaExecutable>> CudaExecutable::Load(
+    const Module& module, std::shared_ptr<GpuDevice> device, CudaProgram program,
+    Programs programs) {
   std::unique_ptr<CudaExecutable> executable(new CudaExecutable());
-  SEAM_RETURN_IF_ERROR(executable->Build(module, options));
+  SEAM_RETURN_IF_ERROR(
+      executable->Build(module, std::move(device), std::move(program), std::move(programs)));
   return executable;
 }
 
-absl::Status CudaExecutable::Build(const Module& module, const CudaExecutableOptions& options) {
+absl::Status CudaExecutable::Build(const Module& module, std::shared_ptr<GpuDevice> device,
+                                   CudaProgram program, Programs programs) {
   module_ = &module;
   evaluator_.set_wide_accumulation(true);  // as the kernels accumulate
-  SEAM_ASSIGN_OR_RETURN(device_,
-                        options.emulate ? OpenCudaSimDevice(options.target) : OpenCudaDevice());
+  device_ = std::move(device);
   pool_ = std::make_shared<DevicePool>(device_);
   const cuda::DeviceInfo& info = device_->info();
-  const std::string arch = info.Arch();
-  if (absl::StatusOr<fusion::DeviceSpec> spec = DeviceSpecForTarget(arch); !spec.ok()) {
-    return absl::UnimplementedError(
-        absl::StrCat("device ", info.name, " is ", arch, ": ", spec.status().message()));
-  }
-  // PTX only when it is dumped: the device loads the cubin.
-  SEAM_ASSIGN_OR_RETURN(program_, CompileForCuda(module, options.strategy, arch,
-                                                 /*with_ptx=*/!options.dump_to.empty()));
-  if (options.rewrite_program) options.rewrite_program(program_);
-  if (!options.dump_to.empty()) {
-    SEAM_RETURN_IF_ERROR(WriteCudaProgram(options.dump_to, module.name(), arch, program_));
-    if (options.emulate) SEAM_RETURN_IF_ERROR(WriteCudaSimSource(options.dump_to, program_));
-  }
-  Programs programs = ScheduleCudaProgram(program_, device_->HasGemm());
+  program_ = std::move(program);  // the steps' pointers into its plan stay valid
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
   stats_.compiled_kernels = programs.compiled_kernels;

@@ -8,7 +8,6 @@
 // and its result sent back, and is listed in stats().fallbacks.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,30 +16,16 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "seam/eval/evaluator.h"
-#include "seam/fusion/planner.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/buffer_pool.h"
 #include "seam/runtime/cublas.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_driver.h"
+#include "seam/runtime/cuda_program.h"
 #include "seam/runtime/executable.h"
 #include "seam/runtime/gpu_device.h"
 #include "seam/runtime/program.h"
 
 namespace seam::runtime {
-
-struct CudaExecutableOptions {
-  fusion::Strategy strategy = fusion::Strategy::kStitch;
-  // Run on the CUDA emulator for `target` instead of device 0.
-  bool emulate = false;
-  std::string target = "sm_90";
-  // When set: the plan, the .cu, the .ptx and the .cubin go here (and
-  // under the emulator, the host C++ it compiles: <module>.sim.cc).
-  std::string dump_to;
-  // Applied to the compiled program before it is loaded: for tests that
-  // break emitted kernels on purpose and expect the emulator to say so.
-  std::function<void(CudaProgram&)> rewrite_program;
-};
 
 // A value in device memory: an array's buffer, or a tuple's elements.
 // Buffers are shared (tuples and reshapes view them) and never written
@@ -53,11 +38,12 @@ struct DeviceValue {
 
 class CudaExecutable {
  public:
-  // Opens device 0 (or the emulator), plans `module` (which should have
-  // been through the default pipeline) for it, compiles and loads its
-  // kernels. Unavailable without a device. The module must outlive this.
-  static absl::StatusOr<std::unique_ptr<CudaExecutable>> Compile(const Module& module,
-                                                                 const CudaExecutableOptions& options);
+  // Loads `program`'s cubin on `device` and binds the steps of `programs`
+  // (scheduled for it) to its kernels. The module must outlive this.
+  static absl::StatusOr<std::unique_ptr<CudaExecutable>> Load(const Module& module,
+                                                              std::shared_ptr<GpuDevice> device,
+                                                              CudaProgram program,
+                                                              Programs programs);
   ~CudaExecutable();
 
   // Sends the arguments to the device, runs the entry computation and
@@ -83,7 +69,8 @@ class CudaExecutable {
   class DevicePool;
 
   CudaExecutable() = default;
-  absl::Status Build(const Module& module, const CudaExecutableOptions& options);
+  absl::Status Build(const Module& module, std::shared_ptr<GpuDevice> device, CudaProgram program,
+                     Programs programs);
   absl::StatusOr<DeviceValue> RunProgram(const Program& program, std::vector<DeviceValue> arguments);
   absl::StatusOr<DeviceValue> RunInstruction(const Instruction& i,
                                              absl::flat_hash_map<const Instruction*, DeviceValue>& values);
@@ -108,11 +95,6 @@ class CudaExecutable {
   BufferPool host_pool_;  // host fallbacks' BLAS temporaries
   ExecutableStats stats_;
 };
-
-// The schedule of steps for `program`: its plan's kernels lowered again
-// and bound by name to the CUDA kernels rendered for them, dots cuBLAS
-// takes run on the device where `gemm` (cuBLAS is present). Needs no device.
-Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm = true);
 
 // Whether cuBLAS takes `dot`: float operands and result of one type, each
 // operand already a stack of row-major matrices either way round.

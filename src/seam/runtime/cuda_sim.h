@@ -18,7 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "seam/runtime/cuda_compiler.h"
+#include "seam/runtime/cuda_program.h"
 #include "seam/runtime/gpu_device.h"
 
 namespace seam::runtime {

@@ -3,20 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "seam/codegen/emit_cpu.h"
 #include "seam/codegen/op_kernels.h"
-#include "seam/codegen/render_common.h"
 #include "seam/eval/ops.h"
-#include "seam/fusion/op_class.h"
-#include "seam/fusion/plan_printer.h"
 #include "seam/runtime/host_blas.h"
 #include "seam/util/machine.h"
 #include "seam/util/status_macros.h"
@@ -127,55 +121,24 @@ std::vector<size_t> ReshapedReads(const Step& step) {
   return sources;
 }
 
-absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan, const std::string& source) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
-  std::ofstream(dir + "/plan.txt") << fusion::PlanToText(plan);
-  std::ofstream(dir + "/kernels.cc") << source;
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 Executable::~Executable() = default;
 
-absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module,
-                                                                const ExecutableOptions& options) {
+absl::StatusOr<std::unique_ptr<Executable>> Executable::Load(const Module& module, CpuCode code,
+                                                             const ExecutableOptions& options) {
   std::unique_ptr<Executable> executable(new Executable());
-  SEAM_RETURN_IF_ERROR(executable->Build(module, options));
+  SEAM_RETURN_IF_ERROR(executable->Build(module, std::move(code), options));
   return executable;
 }
 
-absl::Status Executable::Build(const Module& module, const ExecutableOptions& options) {
+absl::Status Executable::Build(const Module& module, CpuCode code,
+                               const ExecutableOptions& options) {
   module_ = &module;
   profile_steps_ = options.profile_steps;
   evaluator_.set_wide_accumulation(true);  // as the kernels accumulate
-  auto start = std::chrono::steady_clock::now();
-  SEAM_ASSIGN_OR_RETURN(plan_, fusion::PlanModule(module, options.plan));
-  std::vector<std::string> sources;
-  codegen::KernelDeduplicator distinct;
-  // The symbol generated `source` is under: an identical function's when
-  // one came before, else `name`, its source kept for the shared object.
-  auto keep = [&](const std::string& name, absl::StatusOr<std::string> source) -> absl::StatusOr<std::string> {
-    if (!source.ok()) return source.status();
-    bool fresh = false;
-    std::string symbol = distinct.Add(name, *source, &fresh);
-    if (fresh) sources.push_back(*std::move(source));
-    return symbol;
-  };
-  GenerateKernel generate{
-      [](const codegen::KernelIr& ir, const std::string&) { return codegen::EmitCpuKernel(ir); },
-      keep};
-  auto generate_op = [&](const Instruction& op, const std::string& name) {
-    return keep(name, codegen::EmitCpuOpKernel(op, name));
-  };
-  auto generate_epilogue = [&](const Instruction& call, const fusion::Epilogue& epilogue,
-                               const std::string& name) {
-    return keep(name, codegen::EmitCpuEpilogue(call, epilogue, name, plan_.excess_precision));
-  };
-  Programs programs = BuildPrograms(plan_, LowerPlan(plan_), generate, HostBlasServes, nullptr,
-                                    generate_op, generate_epilogue);
+  plan_ = std::move(code.plan);            // the steps' pointers into it stay valid
+  Programs programs = std::move(code.programs);
   SEAM_RETURN_IF_ERROR(CheckMemory(module, programs));
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
@@ -185,13 +148,10 @@ absl::Status Executable::Build(const Module& module, const ExecutableOptions& op
   stats_.blas_calls = programs.library_calls;
   stats_.epilogues = programs.epilogues;
   stats_.fallbacks = std::move(programs.fallbacks);
-  stats_.distinct_kernels = static_cast<int64_t>(sources.size());
-  std::string source = codegen::CpuSourceFile(sources);
-  stats_.codegen_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!options.dump_to.empty()) SEAM_RETURN_IF_ERROR(Dump(options.dump_to, plan_, source));
-  if (sources.empty()) return absl::OkStatus();
-  SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(source));
+  stats_.distinct_kernels = code.distinct_kernels;
+  stats_.codegen_seconds = code.codegen_seconds;
+  if (code.source.empty()) return absl::OkStatus();
+  SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(code.source));
   object_ = compiled.object;
   stats_.compile_seconds = compiled.seconds;
   stats_.cache_hit = compiled.cache_hit;

@@ -73,12 +73,22 @@ struct ExecutableStats {
   std::string shared_object;
 };
 
+// What the CPU compiler makes of a module: its plan, each computation's
+// schedule of steps, and the C++ of its distinct kernels.
+struct CpuCode {
+  fusion::FusionPlan plan;
+  Programs programs;   // its steps point into `plan`
+  std::string source;  // one translation unit; empty when there are no kernels
+  int64_t distinct_kernels = 0;
+  double codegen_seconds = 0;
+};
+
 class Executable {
  public:
-  // Plans `module` (which should have been through the default pipeline),
-  // generates and compiles its kernels. The module must outlive this.
-  static absl::StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
-                                                             const ExecutableOptions& options);
+  // Builds `code`'s kernels into a shared object (through the JIT cache)
+  // and binds the steps to them. The module must outlive this.
+  static absl::StatusOr<std::unique_ptr<Executable>> Load(const Module& module, CpuCode code,
+                                                          const ExecutableOptions& options);
   ~Executable();
 
   // Runs the entry computation on one argument per parameter.
@@ -122,7 +132,7 @@ class Executable {
   };
 
   Executable() = default;
-  absl::Status Build(const Module& module, const ExecutableOptions& options);
+  absl::Status Build(const Module& module, CpuCode code, const ExecutableOptions& options);
   absl::StatusOr<Literal> RunProgram(const Program& program, std::vector<Held> arguments);
   absl::StatusOr<Literal> RunEntry(std::vector<Held> arguments, double argument_bytes);
   absl::StatusOr<Literal> RunInstruction(const Instruction& instruction,

@@ -14,8 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "seam/runtime/cublas.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_driver.h"
+#include "seam/runtime/cuda_program.h"
 
 namespace seam::runtime {
 

@@ -5,7 +5,6 @@
 // values live and how a kernel launches, not in what runs when.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,74 +69,10 @@ struct Programs {
   std::vector<std::string> fallbacks;
 };
 
-// A planned kernel lowered once (aliases are not): what a backend renders,
-// and what the schedule binds the kernel's buffers by.
-struct LoweredKernel {
-  std::string name;  // "seam_c<computation>_k<id>"
-  absl::StatusOr<codegen::KernelIr> ir = absl::UnimplementedError("an alias: nothing to lower");
-};
-// By computation and kernel, in the plan's order.
-using LoweredPlan = std::vector<std::vector<LoweredKernel>>;
-
-// Lowers every planned kernel but aliases, one kernel a task on the thread
-// pool.
-LoweredPlan LowerPlan(const fusion::FusionPlan& plan);
-
-// A backend's code for the planned kernels, in two steps. `emit` writes
-// the code of one kernel lowered as `ir` under the symbol `name`, or says
-// why there is none; it is called for several kernels at once, from the
-// thread pool (emitting is most of a warm start's code generation, and
-// each kernel's is independent). `keep` then takes each kernel's code in
-// plan order, on the calling thread, and gives the symbol its launch calls
-// (an identical kernel's, when one came before), or why there is none
-// (the kernel then runs op by op in the interpreter, listed as a
-// fallback): what it keeps does not depend on how the threads ran.
-struct GenerateKernel {
-  std::function<absl::StatusOr<std::string>(const codegen::KernelIr& ir, const std::string& name)>
-      emit;
-  std::function<absl::StatusOr<std::string>(const std::string& name,
-                                            absl::StatusOr<std::string> code)>
-      keep;
-};
-
-// A backend's code for an instruction outside every planned kernel that
-// it neither runs itself nor hands to a library, under the symbol `name`:
-// the symbol its launch calls, or why there is none (the interpreter runs
-// it, listed as a fallback).
-using GenerateOpKernel =
-    std::function<absl::StatusOr<std::string>(const Instruction& op, const std::string& name)>;
-
-// Whether the backend serves this instruction with a library (BLAS dot,
-// convolution) rather than the interpreter.
-using IsLibraryCall = std::function<bool(const Instruction&)>;
-
-// A backend's code for library call `call`'s epilogue under the symbol
-// `name`: the symbol, or why there is none (its ops then run one by one,
-// listed as fallbacks).
-using GenerateEpilogue = std::function<absl::StatusOr<std::string>(
-    const Instruction& call, const fusion::Epilogue& epilogue, const std::string& name)>;
-
-// How the backend runs an instruction that is neither structure, control
-// flow nor a library call, for stats().fallbacks ("interpreter" when not
-// given).
-using DescribeFallback = std::function<std::string(const Instruction&)>;
-
 // The branch a conditional takes for `selector`: a pred picks the true (0)
 // or false (1) computation; an index outside [0, branches) takes the last
 // branch, as in XLA.
 int64_t BranchIndex(const Literal& selector, int64_t branches);
-
-// Generates every lowered kernel of `plan` through `generate` (emitting on
-// the thread pool, one kernel a task) and schedules each computation's
-// steps; the steps own the kernels' IR.
-// Instructions left out of kernels go to `generate_op` when given (symbols
-// "seam_c<computation>_op<position>"), library calls' epilogues to
-// `generate_epilogue` ("seam_c<computation>_epilogue<position>").
-Programs BuildPrograms(const fusion::FusionPlan& plan, LoweredPlan lowered,
-                       const GenerateKernel& generate, const IsLibraryCall& library_call,
-                       const DescribeFallback& describe_fallback = nullptr,
-                       const GenerateOpKernel& generate_op = nullptr,
-                       const GenerateEpilogue& generate_epilogue = nullptr);
 
 // Bytes of every array in `shape` (a tuple's summed).
 double ShapeBytes(const Shape& shape);

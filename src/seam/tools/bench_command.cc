@@ -19,6 +19,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "seam/compiler/cpu_compiler.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/fusion/calibration.h"
 #include "seam/runtime/cuda_executable.h"
@@ -116,7 +118,7 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   options.plan.library_epilogues = !bench.no_epilogues;
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
-                        runtime::Executable::Compile(module, options));
+                        compiler::CompileForCpu(module, options));
   // Arguments the module lets a run take over (input_output_alias) are
   // given a fresh copy before each run, untimed, as XLA's donated buffers
   // are put back between runs.
@@ -152,11 +154,11 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
 // counts too), results handed back before the next run.
 absl::StatusOr<Contender> PrepareCuda(const Module& module, fusion::Strategy strategy,
                                       const std::vector<Literal>& arguments, bool emulate) {
-  runtime::CudaExecutableOptions options;
+  compiler::CudaExecutableOptions options;
   options.strategy = strategy;
   options.emulate = emulate;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::CudaExecutable> executable,
-                        runtime::CudaExecutable::Compile(module, options));
+                        compiler::CompileForCudaDevice(module, options));
   SEAM_ASSIGN_OR_RETURN(std::vector<runtime::DeviceValue> uploaded, executable->Upload(arguments));
   auto sent = std::make_shared<std::vector<runtime::DeviceValue>>(std::move(uploaded));
   auto run = [executable, sent]() -> absl::Status {
@@ -361,7 +363,7 @@ int Bench(const BenchOptions& options) {
     if (!strategy.ok()) return Fail(strategy.status());
   }
   // Parsed before anything is timed: a typo fails fast.
-  absl::StatusOr<std::optional<Pipeline>> passes = ParsePassSpec(options.passes);
+  absl::StatusOr<std::optional<Pipeline>> passes = Pipeline::ParseUnlessNone(options.passes);
   if (!passes.ok()) return Fail(passes.status());
   absl::StatusOr<double> copy_gbps = CopyBandwidth(options);
   if (!copy_gbps.ok()) return Fail(copy_gbps.status());

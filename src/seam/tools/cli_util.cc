@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "seam/eval/evaluator.h"
-#include "seam/runtime/cuda_compiler.h"
+#include "seam/runtime/cuda_program.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
 
@@ -48,15 +48,8 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
   return std::move(modules->front());
 }
 
-absl::StatusOr<std::optional<Pipeline>> ParsePassSpec(const std::string& spec) {
-  if (spec.empty() || spec == "none") return std::nullopt;
-  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(spec);
-  if (!pipeline.ok()) return pipeline.status();
-  return std::optional<Pipeline>(std::move(*pipeline));
-}
-
 absl::Status RunPassSpec(Module& module, const std::string& spec) {
-  absl::StatusOr<std::optional<Pipeline>> pipeline = ParsePassSpec(spec);
+  absl::StatusOr<std::optional<Pipeline>> pipeline = Pipeline::ParseUnlessNone(spec);
   if (!pipeline.ok()) return pipeline.status();
   if (!pipeline->has_value()) return absl::OkStatus();
   return (*pipeline)->Run(module, PipelineOptions{}).status();

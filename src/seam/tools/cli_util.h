@@ -24,11 +24,8 @@ int FailAt(const std::string& path, const absl::Status& status);
 absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& file,
                                                    const std::string& command);
 
-// The pipeline of `spec` (a pipeline spec or `default`); none for `none`
-// and the empty spec, which leave a module as written.
-absl::StatusOr<std::optional<Pipeline>> ParsePassSpec(const std::string& spec);
-
-// Runs the graph passes of `spec` (as ParsePassSpec reads it) on `module`.
+// Runs the graph passes of `spec` (as Pipeline::ParseUnlessNone reads it)
+// on `module`.
 absl::Status RunPassSpec(Module& module, const std::string& spec);
 
 // Refuses to start when the arguments alone would take more than half of

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/fusion/cost_model.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
 
@@ -47,11 +47,12 @@ int Compile(const CompileOptions& options) {
   // Printing the source needs no NVRTC; PTX (printed or written) does.
   bool render_only = options.emit == "cuda" && options.dump_to.empty();
   absl::StatusOr<runtime::CudaProgram> program =
-      render_only ? runtime::RenderForCuda(**module, *strategy, options.target)
-                  : runtime::CompileForCuda(**module, *strategy, options.target);
+      render_only ? compiler::RenderForCuda(**module, *strategy, options.target)
+                  : compiler::CompileForCuda(**module, *strategy, options.target);
   if (!program.ok()) return FailAt(options.file, program.status());
   if (!options.dump_to.empty()) {
-    absl::Status dumped = runtime::WriteCudaProgram(options.dump_to, (*module)->name(), options.target, *program);
+    absl::Status dumped =
+        compiler::WriteCudaProgram(options.dump_to, (*module)->name(), options.target, *program);
     if (!dumped.ok()) return Fail(dumped);
   }
   if (options.emit == "cuda") {

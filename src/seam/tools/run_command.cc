@@ -14,6 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "seam/compiler/cpu_compiler.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
@@ -186,13 +188,13 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
     return result;
   };
   if (options.backend == "cuda" || options.backend == "cuda-sim") {
-    runtime::CudaExecutableOptions cuda_options;
+    compiler::CudaExecutableOptions cuda_options;
     cuda_options.strategy = *strategy;
     cuda_options.dump_to = options.dump_to;
     cuda_options.emulate = options.backend == "cuda-sim";
     cuda_options.target = options.target;
     absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> executable =
-        runtime::CudaExecutable::Compile(module, cuda_options);
+        compiler::CompileForCudaDevice(module, cuda_options);
     if (!executable.ok()) return executable.status();
     return timed(**executable);
   }
@@ -203,7 +205,7 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
   executable_options.plan.excess_precision = options.excess_precision;
   executable_options.plan.library_epilogues = !options.no_epilogues;
   absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      runtime::Executable::Compile(module, executable_options);
+      compiler::CompileForCpu(module, executable_options);
   if (!executable.ok()) return executable.status();
   absl::StatusOr<Literal> result = timed(**executable);
   if (result.ok() && options.profile) PrintProfile(**executable, module, arguments);
@@ -216,7 +218,7 @@ int Run(const RunOptions& options) {
   }
   bool compiled = options.backend != "interp";
   std::string spec = options.passes.empty() && compiled ? "default" : options.passes;
-  absl::StatusOr<std::optional<Pipeline>> parsed = ParsePassSpec(spec);
+  absl::StatusOr<std::optional<Pipeline>> parsed = Pipeline::ParseUnlessNone(spec);
   if (!parsed.ok()) return Fail(parsed.status());
   std::optional<Pipeline> pipeline = std::move(*parsed);
   if (!pipeline.has_value() && options.verify && !compiled) {

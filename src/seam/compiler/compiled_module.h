@@ -19,8 +19,10 @@
 #include "seam/runtime/executable.h"
 
 namespace seam::runtime {
-
 class CudaExecutable;
+}  // namespace seam::runtime
+
+namespace seam::compiler {
 
 struct CompileOptions {
   std::string backend = "cpu";     // cpu, cuda or interp
@@ -67,7 +69,7 @@ class CompiledModule {
   const CompileOptions& options() const { return options_; }
   const CompileReport& report() const { return report_; }
   // The executable's statistics (cpu and cuda; empty for interp).
-  ExecutableStats stats() const;
+  runtime::ExecutableStats stats() const;
 
  private:
   CompiledModule() = default;
@@ -76,10 +78,10 @@ class CompiledModule {
   CompileOptions options_;
   CompileReport report_;
   std::unique_ptr<Module> module_;
-  std::unique_ptr<Executable> cpu_;
-  std::unique_ptr<CudaExecutable> cuda_;
+  std::unique_ptr<runtime::Executable> cpu_;
+  std::unique_ptr<runtime::CudaExecutable> cuda_;
   Evaluator interpreter_;
   mutable std::mutex mu_;  // one run at a time
 };
 
-}  // namespace seam::runtime
+}  // namespace seam::compiler

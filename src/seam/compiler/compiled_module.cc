@@ -1,19 +1,26 @@
-#include "seam/runtime/compiled_module.h"
+#include "seam/compiler/compiled_module.h"
 
 #include <chrono>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "seam/compiler/cpu_compiler.h"
+#include "seam/compiler/cuda_compiler.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/passes/pipeline.h"
-#include "seam/runtime/cuda_compiler.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/module_cache.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 #include "seam/util/status_macros.h"
 
-namespace seam::runtime {
+namespace seam::compiler {
+
+using runtime::CudaDevicePresent;
+using runtime::ExecutableOptions;
+using runtime::ExecutableStats;
+using runtime::OptimizedModule;
+using runtime::OptimizeModuleText;
 
 absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
     const std::string& text, const std::string& filename, const CompileOptions& options) {
@@ -26,15 +33,16 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
   std::unique_ptr<CompiledModule> compiled(new CompiledModule());
   compiled->options_ = options;
   auto parse = [&] { return ParseHloModule(text, filename); };
-  if (options.passes.empty() || options.passes == "none") {
+  SEAM_ASSIGN_OR_RETURN(std::optional<Pipeline> pipeline,
+                        Pipeline::ParseUnlessNone(options.passes));
+  if (!pipeline.has_value()) {
     auto start = std::chrono::steady_clock::now();
     SEAM_ASSIGN_OR_RETURN(compiled->module_, parse());
     compiled->report_.parse_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } else {
-    SEAM_ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Parse(options.passes));
     SEAM_ASSIGN_OR_RETURN(OptimizedModule optimized,
-                          OptimizeModuleText(text, pipeline, PipelineOptions{}, parse));
+                          OptimizeModuleText(text, *pipeline, PipelineOptions{}, parse));
     compiled->module_ = std::move(optimized.module);
     compiled->report_.parse_seconds = optimized.parse_seconds;
     compiled->report_.passes_seconds = optimized.passes_seconds;
@@ -47,11 +55,11 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
     ExecutableOptions executable;
     executable.plan.strategy = strategy;
     executable.plan.excess_precision = options.excess_precision;
-    SEAM_ASSIGN_OR_RETURN(compiled->cpu_, Executable::Compile(*compiled->module_, executable));
+    SEAM_ASSIGN_OR_RETURN(compiled->cpu_, CompileForCpu(*compiled->module_, executable));
   } else if (options.backend == "cuda") {
     CudaExecutableOptions executable;
     executable.strategy = strategy;
-    SEAM_ASSIGN_OR_RETURN(compiled->cuda_, CudaExecutable::Compile(*compiled->module_, executable));
+    SEAM_ASSIGN_OR_RETURN(compiled->cuda_, CompileForCudaDevice(*compiled->module_, executable));
   }
   return compiled;
 }
@@ -65,22 +73,23 @@ absl::Span<Instruction* const> CompiledModule::parameters() const {
 absl::Status CompiledModule::CheckArguments(absl::Span<const ArgumentView> arguments) const {
   absl::Span<Instruction* const> params = parameters();
   if (arguments.size() != params.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the module takes ", params.size(),
-                                                   " argument(s); given ", arguments.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the module takes ", params.size(), " argument(s); given ", arguments.size()));
   }
   for (size_t i = 0; i < params.size(); ++i) {
     const Shape& given = arguments[i].shape;
     const std::optional<int64_t> count = given.IsArray() ? given.ElementCount() : std::nullopt;
-    if (!count || arguments[i].bytes != static_cast<size_t>(*count) * DTypeByteSize(given.dtype())) {
+    if (!count ||
+        arguments[i].bytes != static_cast<size_t>(*count) * DTypeByteSize(given.dtype())) {
       return absl::InvalidArgumentError(absl::StrCat("argument ", i, ": ", arguments[i].bytes,
                                                      " bytes for ", given.ToString(false)));
     }
     // The same element type and dimensions (layouts are the runtime's own).
     const Shape& wanted = params[i]->shape();
     if (!wanted.IsArray() || wanted.dtype() != given.dtype() || wanted.dims() != given.dims()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument ", i, " (parameter '", params[i]->name(), "') is ", given.ToString(false),
-          "; the module takes ", wanted.ToString(false)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument ", i, " (parameter '", params[i]->name(), "') is ",
+                       given.ToString(false), "; the module takes ", wanted.ToString(false)));
     }
   }
   return absl::OkStatus();
@@ -116,4 +125,4 @@ ExecutableStats CompiledModule::stats() const {
   return {};
 }
 
-}  // namespace seam::runtime
+}  // namespace seam::compiler

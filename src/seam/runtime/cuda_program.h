@@ -1,7 +1,6 @@
-// Ahead-of-time compilation of a module's kernels for an NVIDIA GPU: plan
-// fusion for the target's device numbers, lower every planned kernel,
-// render it as CUDA C++ and compile all of them as one NVRTC program to
-// PTX. Needs NVRTC, not a GPU.
+// A module compiled for an NVIDIA GPU, as runtime loads and launches it:
+// its plan, every planned kernel lowered once, the distinct CUDA kernels
+// with the .cu file and cubin made of them, and what each kernel uses.
 #pragma once
 
 #include <string>
@@ -10,11 +9,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "seam/codegen/emit_cuda.h"
+#include "seam/codegen/kernel_ir.h"
+#include "seam/fusion/fusion_plan.h"
 #include "seam/fusion/occupancy.h"
-#include "seam/fusion/planner.h"
-#include "seam/ir/module.h"
 #include "seam/runtime/nvrtc.h"
-#include "seam/runtime/program.h"
 
 namespace seam::runtime {
 
@@ -36,7 +34,7 @@ struct CudaProgram {
   fusion::FusionPlan plan;
   // Every planned kernel lowered once: rendered here, and bound to its
   // buffers by the schedule that launches it.
-  LoweredPlan lowered;
+  codegen::LoweredPlan lowered;
   // Each lowered kernel as rendered, by planned name, with at most
   // thread_caps' threads where a cap is set.
   absl::flat_hash_map<std::string, absl::StatusOr<codegen::CudaKernel>> rendered;
@@ -59,31 +57,6 @@ struct CudaProgram {
   std::vector<CudaKernelResources> resources;
   double codegen_seconds = 0;
 };
-
-// Plans, lowers and renders the kernels (no PTX: needs no NVRTC). The
-// device follows `target`; `module` should have been through the default
-// pipeline.
-absl::StatusOr<CudaProgram> RenderForCuda(const Module& module, fusion::Strategy strategy,
-                                          const std::string& target);
-
-// RenderForCuda, then NVRTC to PTX, and each kernel's resources from
-// ptxas (a cubin compile) with the occupancy they allow. Assume, apply,
-// relax: kernels that spill at the register cap of their launch bounds are
-// rendered again, alone, with half the threads (raising the cap), down to
-// 128, at most twice.
-// Without `with_ptx` only the cubin is made (what a device loads).
-absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strategy strategy,
-                                           const std::string& target, bool with_ptx = true);
-
-// Writes DIR/<name>.cu and DIR/<name>.plan.txt, and with compiled
-// kernels DIR/<name>.<target>.ptx and .cubin (DIR is created).
-absl::Status WriteCudaProgram(const std::string& dir, const std::string& name,
-                              const std::string& target, const CudaProgram& program);
-
-// Each kernel's use of registers, shared memory and spills, parsed from
-// ptxas' report (CompileToCubin), by kernel name.
-absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParsePtxasReport(
-    const std::string& report);
 
 // Ok when a CUDA driver and at least one device are present; otherwise
 // why not (Unavailable), for `--backend=cuda` to say.

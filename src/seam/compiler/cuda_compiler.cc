@@ -1,4 +1,4 @@
-#include "seam/runtime/cuda_compiler.h"
+#include "seam/compiler/cuda_compiler.h"
 
 #include <chrono>
 #include <filesystem>
@@ -9,18 +9,22 @@
 #include "absl/strings/str_split.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/codegen/render_common.h"
+#include "seam/compiler/program_builder.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/runtime/cuda_driver.h"
+#include "seam/runtime/cuda_sim.h"
+#include "seam/runtime/host_blas.h"
 #include "seam/util/status_macros.h"
 
-namespace seam::runtime {
+namespace seam::compiler {
 
-absl::StatusOr<fusion::DeviceSpec> DeviceSpecForTarget(const std::string& target) {
-  if (target == "sm_90") return fusion::H100Spec();
-  if (target == "sm_80") return fusion::A100Spec();
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown CUDA target '", target, "': expected sm_80 or sm_90"));
-}
+using codegen::LoweredKernel;
+using runtime::CompileToCubin;
+using runtime::CompileToPtx;
+using runtime::CudaKernelResources;
+using runtime::CudaProgram;
+using runtime::DeviceSpecForTarget;
+using runtime::NvrtcResult;
 
 namespace {
 
@@ -186,13 +190,15 @@ absl::Status WriteCudaProgram(const std::string& dir, const std::string& name,
                               const std::string& target, const CudaProgram& program) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
+  if (error)
+    return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
   std::string stem = absl::StrCat(dir, "/", name);
   absl::Status written = WriteFile(stem + ".cu", program.source);
   if (written.ok()) written = WriteFile(stem + ".plan.txt", fusion::PlanToText(program.plan));
   if (written.ok() && !program.kernels.empty()) {
     written = WriteFile(absl::StrCat(stem, ".", target, ".ptx"), program.ptx.text);
-    if (written.ok()) written = WriteFile(absl::StrCat(stem, ".", target, ".cubin"), program.cubin.cubin);
+    if (written.ok())
+      written = WriteFile(absl::StrCat(stem, ".", target, ".cubin"), program.cubin.cubin);
   }
   return written;
 }
@@ -228,6 +234,47 @@ absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParseP
   return used;
 }
 
-absl::Status CudaDevicePresent() { return cuda::DevicePresent(); }
+runtime::Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm) {
+  // The kernels were generated and compiled before: a kernel's code is
+  // the symbol it was compiled under.
+  GenerateKernel generate{
+      [&](const codegen::KernelIr&, const std::string& name) -> absl::StatusOr<std::string> {
+        auto it = program.symbol_of_name.find(name);
+        if (it != program.symbol_of_name.end()) return it->second;
+        return absl::UnimplementedError("no CUDA kernel generated (see the compile report)");
+      },
+      [](const std::string&, absl::StatusOr<std::string> symbol) { return symbol; }};
+  auto describe_fallback = [](const Instruction& i) -> std::string {
+    return runtime::HostBlasServes(i) ? "host BLAS, operands to the host and back"
+                                      : "interpreter, operands to the host and back";
+  };
+  auto on_device = [gemm](const Instruction& dot) { return gemm && runtime::CublasTakes(dot); };
+  return BuildPrograms(program.plan, program.lowered, generate, on_device, describe_fallback);
+}
 
-}  // namespace seam::runtime
+absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> CompileForCudaDevice(
+    const Module& module, const CudaExecutableOptions& options) {
+  SEAM_ASSIGN_OR_RETURN(
+      std::shared_ptr<runtime::GpuDevice> device,
+      options.emulate ? runtime::OpenCudaSimDevice(options.target) : runtime::OpenCudaDevice());
+  const runtime::cuda::DeviceInfo& info = device->info();
+  const std::string arch = info.Arch();
+  if (absl::StatusOr<fusion::DeviceSpec> spec = DeviceSpecForTarget(arch); !spec.ok()) {
+    return absl::UnimplementedError(
+        absl::StrCat("device ", info.name, " is ", arch, ": ", spec.status().message()));
+  }
+  // PTX only when it is dumped: the device loads the cubin.
+  SEAM_ASSIGN_OR_RETURN(CudaProgram program, CompileForCuda(module, options.strategy, arch,
+                                                            /*with_ptx=*/!options.dump_to.empty()));
+  if (options.rewrite_program) options.rewrite_program(program);
+  if (!options.dump_to.empty()) {
+    SEAM_RETURN_IF_ERROR(WriteCudaProgram(options.dump_to, module.name(), arch, program));
+    if (options.emulate)
+      SEAM_RETURN_IF_ERROR(runtime::WriteCudaSimSource(options.dump_to, program));
+  }
+  runtime::Programs programs = ScheduleCudaProgram(program, device->HasGemm());
+  return runtime::CudaExecutable::Load(module, std::move(device), std::move(program),
+                                       std::move(programs));
+}
+
+}  // namespace seam::compiler

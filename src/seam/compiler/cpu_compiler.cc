@@ -1,0 +1,77 @@
+#include "seam/compiler/cpu_compiler.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "seam/codegen/emit_cpu.h"
+#include "seam/codegen/op_kernels.h"
+#include "seam/codegen/render_common.h"
+#include "seam/compiler/program_builder.h"
+#include "seam/fusion/plan_printer.h"
+#include "seam/runtime/host_blas.h"
+#include "seam/util/status_macros.h"
+
+namespace seam::compiler {
+namespace {
+
+absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan,
+                  const std::string& source) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
+  std::ofstream(dir + "/plan.txt") << fusion::PlanToText(plan);
+  std::ofstream(dir + "/kernels.cc") << source;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<runtime::CpuCode> GenerateForCpu(const Module& module,
+                                                const runtime::ExecutableOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  runtime::CpuCode code;
+  SEAM_ASSIGN_OR_RETURN(code.plan, fusion::PlanModule(module, options.plan));
+  std::vector<std::string> sources;
+  codegen::KernelDeduplicator distinct;
+  // The symbol generated `source` is under: an identical function's when
+  // one came before, else `name`, its source kept for the shared object.
+  auto keep = [&](const std::string& name,
+                  absl::StatusOr<std::string> source) -> absl::StatusOr<std::string> {
+    if (!source.ok()) return source.status();
+    bool fresh = false;
+    std::string symbol = distinct.Add(name, *source, &fresh);
+    if (fresh) sources.push_back(*std::move(source));
+    return symbol;
+  };
+  GenerateKernel generate{
+      [](const codegen::KernelIr& ir, const std::string&) { return codegen::EmitCpuKernel(ir); },
+      keep};
+  auto generate_op = [&](const Instruction& op, const std::string& name) {
+    return keep(name, codegen::EmitCpuOpKernel(op, name));
+  };
+  const bool excess_precision = code.plan.excess_precision;
+  auto generate_epilogue = [&](const Instruction& call, const fusion::Epilogue& epilogue,
+                               const std::string& name) {
+    return keep(name, codegen::EmitCpuEpilogue(call, epilogue, name, excess_precision));
+  };
+  code.programs = BuildPrograms(code.plan, LowerPlan(code.plan), generate, runtime::HostBlasServes,
+                                nullptr, generate_op, generate_epilogue);
+  code.distinct_kernels = static_cast<int64_t>(sources.size());
+  std::string source = codegen::CpuSourceFile(sources);
+  code.codegen_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!options.dump_to.empty()) SEAM_RETURN_IF_ERROR(Dump(options.dump_to, code.plan, source));
+  if (!sources.empty()) code.source = std::move(source);
+  return code;
+}
+
+absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForCpu(
+    const Module& module, const runtime::ExecutableOptions& options) {
+  SEAM_ASSIGN_OR_RETURN(runtime::CpuCode code, GenerateForCpu(module, options));
+  return runtime::Executable::Load(module, std::move(code), options);
+}
+
+}  // namespace seam::compiler
