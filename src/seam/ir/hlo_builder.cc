@@ -165,10 +165,7 @@ Instruction* HloBuilder::Reduce(Instruction* x, Instruction* init, IntList dimen
   return Add(Opcode::kReduce, WithDims(x->shape(), std::move(dims)), {x, init}, std::move(attrs));
 }
 
-void ReplaceInstruction(Instruction* old, Instruction* replacement) {
-  SEAM_CHECK(old != replacement);
-  old->ReplaceAllUsesWith(replacement);
-  // Control dependences move to the replacement so ordering is kept.
+void CopyControlEdges(const Instruction* old, Instruction* replacement) {
   for (Instruction* predecessor : old->control_predecessors()) {
     if (predecessor != replacement) replacement->AddControlPredecessor(predecessor);
   }
@@ -176,6 +173,12 @@ void ReplaceInstruction(Instruction* old, Instruction* replacement) {
   for (Instruction* successor : successors) {
     if (successor != replacement) successor->AddControlPredecessor(replacement);
   }
+}
+
+void ReplaceInstruction(Instruction* old, Instruction* replacement) {
+  SEAM_CHECK(old != replacement);
+  old->ReplaceAllUsesWith(replacement);
+  CopyControlEdges(old, replacement);
   old->parent()->RemoveInstruction(old);
 }
 

@@ -71,6 +71,10 @@ class HloBuilder {
 // removes `old`. The shapes must agree up to layout.
 void ReplaceInstruction(Instruction* old, Instruction* replacement);
 
+// Gives `replacement` the control edges of `old` (what must run before it
+// and what must run after it), so ordering is kept when it takes old's place.
+void CopyControlEdges(const Instruction* old, Instruction* replacement);
+
 // The shape `shape` with dimensions `dims` and no layout.
 Shape WithDims(const Shape& shape, std::vector<int64_t> dims);
 

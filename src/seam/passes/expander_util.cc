@@ -55,14 +55,7 @@ void Rewriter::ReplaceWithNew(Instruction* old, Instruction* fresh) {
   SEAM_CHECK(old != fresh && old->shape().Compatible(fresh->shape()));
   fresh->mutable_shape() = old->shape();
   old->ReplaceAllUsesWith(fresh);
-  // Control edges move to the replacement so ordering is kept.
-  for (Instruction* predecessor : old->control_predecessors()) {
-    if (predecessor != fresh) fresh->AddControlPredecessor(predecessor);
-  }
-  std::vector<Instruction*> successors = old->control_successors();
-  for (Instruction* successor : successors) {
-    if (successor != fresh) successor->AddControlPredecessor(fresh);
-  }
+  CopyControlEdges(old, fresh);
   old->DetachControlEdges();
   old->DetachOperands();
   removed_[old->parent()].insert(old);
@@ -72,13 +65,7 @@ void Rewriter::ReplaceWithExisting(Instruction* old, Instruction* existing) {
   if (InterchangeableShapes(old->shape(), existing->shape())) {
     SEAM_CHECK(old != existing && old->shape().Compatible(existing->shape()));
     old->ReplaceAllUsesWith(existing);
-    for (Instruction* predecessor : old->control_predecessors()) {
-      if (predecessor != existing) existing->AddControlPredecessor(predecessor);
-    }
-    std::vector<Instruction*> successors = old->control_successors();
-    for (Instruction* successor : successors) {
-      if (successor != existing) successor->AddControlPredecessor(existing);
-    }
+    CopyControlEdges(old, existing);
     old->DetachControlEdges();
     old->DetachOperands();
     removed_[old->parent()].insert(old);
