@@ -156,19 +156,19 @@ std::string Convert(DType from, DType to, const std::string& a) {
 // exponent would keep what the narrow type flushes).
 absl::StatusOr<std::string> ReducePrecision(const Instruction& op, const std::string& a) {
   DType t = op.shape().dtype();
-  const char* layout = nullptr;  // bits type, exponent bits, mantissa bits
+  std::string bits_type, layout;  // layout: "<bits type>, <exponent bits>, <mantissa bits>"
   switch (t) {
     case DType::kF64:
-      layout = "uint64_t, 11, 52";
+      bits_type = "uint64_t", layout = "11, 52";
       break;
     case DType::kF32:
-      layout = "uint32_t, 8, 23";
+      bits_type = "uint32_t", layout = "8, 23";
       break;
     case DType::kBF16:
-      layout = "uint16_t, 8, 7";
+      bits_type = "uint16_t", layout = "8, 7";
       break;
     case DType::kF16:
-      layout = "uint16_t, 5, 10";
+      bits_type = "uint16_t", layout = "5, 10";
       break;
     default:
       return Unsupported(op);
@@ -176,10 +176,9 @@ absl::StatusOr<std::string> ReducePrecision(const Instruction& op, const std::st
   int64_t exponent_bits = op.attrs().exponent_bits.value_or(8);
   int64_t mantissa_bits = op.attrs().mantissa_bits.value_or(23);
   if (exponent_bits < 1 || mantissa_bits < 0) return Unsupported(op);
-  std::string bits_type(absl::string_view(layout).substr(0, absl::string_view(layout).find(',')));
   std::string bits = absl::StrCat("std::bit_cast<", bits_type, ">(", StoreExpr(t, a), ")");
-  std::string reduced = absl::StrCat("seam::scalar::ReducePrecisionBits<", layout, ">(", bits, ", ",
-                                     exponent_bits, ", ", mantissa_bits, ")");
+  std::string reduced = absl::StrCat("seam::scalar::ReducePrecisionBits<", bits_type, ", ", layout,
+                                     ">(", bits, ", ", exponent_bits, ", ", mantissa_bits, ")");
   return LoadExpr(t, absl::StrCat("std::bit_cast<", StorageType(t), ">(", reduced, ")"));
 }
 
