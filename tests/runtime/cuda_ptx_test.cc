@@ -63,7 +63,7 @@ void ExpectLaunchable(const CudaProgram& program, const std::string& what) {
         ++parameters;
       }
       EXPECT_EQ(parameters, static_cast<int64_t>(step.ir->buffers.size()))
-          << what << ": " << step.symbol << " (" << step.kernel->Name() << ")";
+          << what << ": " << step.symbol << " (" << step.ir->name << ")";
     }
   }
   EXPECT_EQ(interpreted, program.not_generated.size()) << what;

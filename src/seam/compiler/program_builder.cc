@@ -88,9 +88,10 @@ std::vector<Step> Schedule(std::vector<Step> steps) {
 }
 
 // The launch (or interpretation, or alias) of planned kernel `k`.
-Step KernelStep(const fusion::Kernel& k, int position) {
+Step KernelStep(const fusion::Kernel& k, int planned, int position) {
   Step step;
-  step.kernel = &k;
+  step.planned = planned;
+  step.members = k.instructions;
   // Every value from outside, scalar constants included (the compiled
   // kernel inlines those, the interpreter reads them).
   absl::flat_hash_set<const Instruction*> members(k.instructions.begin(), k.instructions.end());
@@ -168,6 +169,7 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, LoweredPlan lowered,
     const fusion::ComputationPlan& cp = plan.computations[c];
     auto program = std::make_unique<Program>();
     program->computation = cp.computation;
+    program->planned = static_cast<int>(c);
     absl::flat_hash_map<const Instruction*, int> position;
     absl::flat_hash_set<const Instruction*> in_kernels;
     for (const Instruction* i : cp.computation->MakePostOrder()) {
@@ -175,7 +177,7 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, LoweredPlan lowered,
     }
     for (size_t kernel = 0; kernel < cp.kernels.size(); ++kernel) {
       const fusion::Kernel& k = cp.kernels[kernel];
-      Step step = KernelStep(k, position[k.instructions.back()]);
+      Step step = KernelStep(k, static_cast<int>(kernel), position[k.instructions.back()]);
       for (const Instruction* i : k.instructions) in_kernels.insert(i);
       if (k.alias_only) {
         step.kind = Step::Kind::kAlias;
@@ -225,11 +227,13 @@ Programs BuildPrograms(const fusion::FusionPlan& plan, LoweredPlan lowered,
       step.writes = {i};
       step.position = position[i];
       if (auto e = epilogues.find(i); e != epilogues.end()) {
-        step.epilogue = e->second.first;
+        const fusion::Epilogue& epilogue = *e->second.first;
+        step.epilogue = true;
         step.symbol = e->second.second;
-        step.reads.insert(step.reads.end(), step.epilogue->inputs.begin(),
-                          step.epilogue->inputs.end());
-        step.writes = {step.epilogue->result};
+        // After the call's operands, before any control predecessor.
+        step.reads.insert(step.reads.begin() + i->operand_count(), epilogue.inputs.begin(),
+                          epilogue.inputs.end());
+        step.writes = {epilogue.result};
         ++out.epilogues;
       }
       if (library_call(*i)) ++out.library_calls;

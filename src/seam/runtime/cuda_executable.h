@@ -12,29 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "seam/eval/evaluator.h"
 #include "seam/ir/literal.h"
-#include "seam/runtime/buffer_pool.h"
-#include "seam/runtime/cublas.h"
-#include "seam/runtime/cuda_driver.h"
 #include "seam/runtime/cuda_program.h"
-#include "seam/runtime/executable.h"
+#include "seam/runtime/device_store.h"
 #include "seam/runtime/gpu_device.h"
 #include "seam/runtime/program.h"
+#include "seam/runtime/run_stats.h"
 
 namespace seam::runtime {
-
-// A value in device memory: an array's buffer, or a tuple's elements.
-// Buffers are shared (tuples and reshapes view them) and never written
-// after the step producing them, so sharing needs no copies.
-struct DeviceValue {
-  Shape shape;
-  std::shared_ptr<cuda::DeviceBuffer> buffer;
-  std::vector<DeviceValue> elements;
-};
 
 class CudaExecutable {
  public:
@@ -56,48 +43,22 @@ class CudaExecutable {
   absl::StatusOr<DeviceValue> RunOnDevice(const std::vector<DeviceValue>& arguments);
   absl::StatusOr<Literal> Download(const DeviceValue& value);
 
-  GpuDevice& device() { return *device_; }
+  GpuDevice& device() { return store_->device(); }
   const ExecutableStats& stats() const { return stats_; }
   const fusion::FusionPlan& plan() const { return program_.plan; }
   const CudaProgram& program() const { return program_; }
 
  private:
-  struct Launch {
-    size_t kernel;  // in program_.kernels
-    cuda::LaunchShape shape;
-  };
-  class DevicePool;
-
   CudaExecutable() = default;
   absl::Status Build(const Module& module, std::shared_ptr<GpuDevice> device, CudaProgram program,
                      Programs programs);
-  absl::StatusOr<DeviceValue> RunProgram(const Program& program, std::vector<DeviceValue> arguments);
-  absl::StatusOr<DeviceValue> RunInstruction(const Instruction& i,
-                                             absl::flat_hash_map<const Instruction*, DeviceValue>& values);
-  absl::Status RunKernel(const Step& step, absl::flat_hash_map<const Instruction*, DeviceValue>& values);
-  absl::Status InterpretKernel(const Step& step,
-                               absl::flat_hash_map<const Instruction*, DeviceValue>& values);
-  absl::StatusOr<DeviceValue> Interpret(const Instruction& i, absl::Span<const DeviceValue* const> operands);
-  absl::StatusOr<DeviceValue> Gemm(const Instruction& dot, const DeviceValue& lhs, const DeviceValue& rhs);
-  absl::StatusOr<DeviceValue> Send(const Literal& value);
-  absl::StatusOr<std::shared_ptr<cuda::DeviceBuffer>> Allocate(const Shape& shape);
 
   const Module* module_ = nullptr;
-  std::shared_ptr<GpuDevice> device_;
-  std::shared_ptr<DevicePool> pool_;
   CudaProgram program_;
-  std::unique_ptr<GpuKernels> loaded_;
-  absl::flat_hash_map<const Computation*, std::unique_ptr<Program>> programs_;
+  ProgramMap programs_;
   std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
-  std::vector<Launch> launches_;
-  absl::flat_hash_map<const Instruction*, DeviceValue> constants_;  // sent once, on first use
-  Evaluator evaluator_;
-  BufferPool host_pool_;  // host fallbacks' BLAS temporaries
+  std::unique_ptr<DeviceStore> store_;
   ExecutableStats stats_;
 };
-
-// Whether cuBLAS takes `dot`: float operands and result of one type, each
-// operand already a stack of row-major matrices either way round.
-bool CublasTakes(const Instruction& dot);
 
 }  // namespace seam::runtime

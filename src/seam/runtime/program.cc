@@ -10,6 +10,21 @@ int64_t BranchIndex(const Literal& selector, int64_t branches) {
   return index < 0 || index >= branches ? branches - 1 : index;
 }
 
+std::vector<size_t> ReshapedReads(const Step& step) {
+  if (step.members.empty() || step.members.size() != step.writes.size()) return {};
+  std::vector<size_t> sources;
+  for (const Instruction* out : step.writes) {
+    if (out->opcode() != Opcode::kReshape) return {};
+    const auto read = std::find(step.reads.begin(), step.reads.end(), out->operand(0));
+    const size_t k = static_cast<size_t>(read - step.reads.begin());
+    if (read == step.reads.end() || std::find(sources.begin(), sources.end(), k) != sources.end()) {
+      return {};
+    }
+    sources.push_back(k);
+  }
+  return sources;
+}
+
 double ShapeBytes(const Shape& shape) {
   if (!shape.IsTuple()) {
     return shape.IsArray() ? static_cast<double>(shape.ArrayElementCount()) * DTypeByteSize(shape.dtype())

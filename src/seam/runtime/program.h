@@ -13,7 +13,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "seam/codegen/kernel_ir.h"
-#include "seam/fusion/fusion_plan.h"
 #include "seam/ir/literal.h"
 
 namespace seam::runtime {
@@ -23,12 +22,16 @@ struct Step {
   // reduce-window...) run by generated code of its own.
   enum class Kind { kKernel, kInterpretKernel, kAlias, kInstruction, kOpKernel };
   Kind kind = Kind::kInstruction;
-  const fusion::Kernel* kernel = nullptr;
+  // A planned kernel's step: the kernel's index in its computation's plan,
+  // and its instructions in post order (its outputs are the step's writes).
+  int planned = -1;
+  std::vector<const Instruction*> members;
   const codegen::KernelIr* ir = nullptr;
   std::string symbol;  // kKernel, kOpKernel, a library call's epilogue: the generated function
-  // A library call's epilogue, run by the call on its result: the step
-  // then also reads the epilogue's inputs and writes its result instead.
-  const fusion::Epilogue* epilogue = nullptr;
+  // A library call running an epilogue on its result: the step then also
+  // reads the epilogue's inputs (after the call's operands) and writes
+  // its result instead.
+  bool epilogue = false;
   int launch = -1;     // kKernel, kOpKernel: the backend's entry for it (function, profile)
   const Instruction* instruction = nullptr;
   std::vector<const Instruction*> reads;   // values it needs
@@ -44,6 +47,7 @@ struct Step {
 
 struct Program {
   const Computation* computation = nullptr;
+  int planned = -1;  // the computation's index in the plan
   std::vector<Step> steps;
   absl::flat_hash_map<const Instruction*, int> readers;  // reads of each value, over all steps
   // Every value a step reads or writes, numbered from 0, and each one's
@@ -73,6 +77,11 @@ struct Programs {
 // or false (1) computation; an index outside [0, branches) takes the last
 // branch, as in XLA.
 int64_t BranchIndex(const Literal& selector, int64_t branches);
+
+// For an alias step whose every member is an output reshaping a distinct
+// value the step reads (a reshape keeps its operand's bytes): per write,
+// the index of its read. Empty otherwise (the interpreter runs it).
+std::vector<size_t> ReshapedReads(const Step& step);
 
 // Bytes of every array in `shape` (a tuple's summed).
 double ShapeBytes(const Shape& shape);

@@ -139,8 +139,11 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   Contender contender;
   contender.run = run;
   contender.finish = [executable](StrategyResult& result) {
+    const fusion::FusionPlan& plan = executable->plan();
     for (const runtime::KernelProfile& p : executable->kernel_profile()) {
-      if (p.launches > 0) result.samples.push_back({p.kernel->cost, 1e6 * p.seconds / p.launches});
+      if (p.launches == 0) continue;
+      const fusion::Kernel& kernel = plan.computations[p.computation].kernels[p.kernel];
+      result.samples.push_back({kernel.cost, 1e6 * p.seconds / p.launches});
     }
     CountWhatRan(executable->stats(), executable->plan(), result);
     return absl::OkStatus();
