@@ -165,12 +165,12 @@ int main(int argc, char** argv) {
     std::vector<seam::runtime::TimedRun> runs;
     for (seam::fusion::Strategy s : {seam::fusion::Strategy::kNone, seam::fusion::Strategy::kXla,
                                      seam::fusion::Strategy::kStitch}) {
-      seam::runtime::ExecutableOptions options;
+      seam::compiler::CpuOptions options;
       options.plan.strategy = s;
       auto executable = seam::compiler::CompileForCpu(module, options);
       if (!executable.ok()) Die(executable.status());
-      seam::runtime::Executable* e = executable->get();
-      executables.push_back(std::move(*executable));
+      seam::runtime::Executable* e = executable->executable.get();
+      executables.push_back(std::move(executable->executable));
       runs.push_back(
           seam::runtime::WallClock([e, &arguments] { return e->RunAndDiscard(arguments); }));
       if (absl::Status warm = runs.back()().status(); !warm.ok()) Die(warm);

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     }
   }
   if (paths.empty()) paths = seam::bench::CorpusFiles();
-  absl::StatusOr<seam::fusion::DeviceSpec> device = seam::fusion::DeviceSpecByName(device_name);
+  absl::StatusOr<seam::target::DeviceSpec> device = seam::target::DeviceSpecByName(device_name);
   if (!device.ok()) seam::bench::Die(device.status());
   const std::vector<Column> columns = {{"none", seam::fusion::Strategy::kNone, "astitch"},
                                        {"xla", seam::fusion::Strategy::kXla, "astitch"},

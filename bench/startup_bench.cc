@@ -17,10 +17,10 @@
 
 #include "bench_util.h"
 #include "seam/compiler/cpu_compiler.h"
+#include "seam/compiler/module_cache.h"
 #include "seam/fusion/planner.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/executable.h"
-#include "seam/runtime/module_cache.h"
 #include "seam/text/parser.h"
 
 namespace {
@@ -48,17 +48,17 @@ struct Phases {
 
 // The module of `path` after the default pipeline: from the module cache,
 // or parsed and optimized as if the cache were empty.
-seam::runtime::OptimizedModule Optimize(const std::string& path, bool module_cache) {
+seam::compiler::OptimizedModule Optimize(const std::string& path, bool module_cache) {
   absl::StatusOr<seam::Pipeline> pipeline = seam::Pipeline::Parse("default");
   if (!pipeline.ok()) seam::bench::Die(pipeline.status());
   auto parse = [&] { return seam::ParseHloModule(ReadFile(path), path); };
   if (module_cache) {
-    absl::StatusOr<seam::runtime::OptimizedModule> optimized =
-        seam::runtime::LoadOptimizedModule(path, *pipeline, {}, parse);
+    absl::StatusOr<seam::compiler::OptimizedModule> optimized =
+        seam::compiler::LoadOptimizedModule(path, *pipeline, {}, parse);
     if (!optimized.ok()) seam::bench::Die(optimized.status());
     return std::move(*optimized);
   }
-  seam::runtime::OptimizedModule optimized;
+  seam::compiler::OptimizedModule optimized;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<seam::Module>> module = parse();
   if (!module.ok()) seam::bench::Die(module.status());
@@ -73,7 +73,7 @@ seam::runtime::OptimizedModule Optimize(const std::string& path, bool module_cac
 }
 
 void TimeOnce(const std::string& path, bool module_cache, Phases& phases) {
-  seam::runtime::OptimizedModule optimized = Optimize(path, module_cache);
+  seam::compiler::OptimizedModule optimized = Optimize(path, module_cache);
   seam::Module& module = *optimized.module;
   const double parse = optimized.parse_seconds * 1e3;
   const double passes = optimized.passes_seconds * 1e3;
@@ -81,13 +81,13 @@ void TimeOnce(const std::string& path, bool module_cache, Phases& phases) {
   // The plan on its own, to split Compile's codegen time into planning and
   // the rest; Compile plans again.
   auto plan_start = std::chrono::steady_clock::now();
-  seam::runtime::ExecutableOptions options;
+  seam::compiler::CpuOptions options;
   absl::StatusOr<seam::fusion::FusionPlan> plan = seam::fusion::PlanModule(module, options.plan);
   if (!plan.ok()) seam::bench::Die(plan.status());
   const double plan_ms = MillisecondsSince(plan_start);
 
   auto compile_start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<seam::runtime::Executable>> executable =
+  absl::StatusOr<seam::compiler::Compiled<seam::runtime::Executable>> executable =
       seam::compiler::CompileForCpu(module, options);
   if (!executable.ok()) seam::bench::Die(executable.status());
   const double compile = MillisecondsSince(compile_start);

@@ -23,7 +23,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "bindings.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/gym/actions.h"
 #include "seam/gym/benchmarks.h"
 #include "seam/gym/search.h"
@@ -31,6 +30,7 @@
 #include "seam/gym/spaces.h"
 #include "seam/gym/validation.h"
 #include "seam/ir/opcode.h"
+#include "seam/target/device_spec.h"
 #include "seam/text/parser.h"
 
 namespace nb = nanobind;
@@ -92,7 +92,7 @@ Session MakeSession(int max_steps, const std::string& reward_space, bool verify_
   options.max_steps = max_steps;
   options.reward_space = Value(RewardSpaceByName(reward_space));
   options.verify_each = verify_each;
-  options.device = Value(fusion::DeviceSpecByName(device));
+  options.device = Value(target::DeviceSpecByName(device));
   options.canonical_start = canonical_start;
   return Session(std::move(options));
 }

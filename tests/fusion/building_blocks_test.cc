@@ -120,7 +120,7 @@ TEST(RowSpace, DataMovementKeepsOrMixesRows) {
 }
 
 TEST(ThreadMapping, ShortRowsArePackedLongFewRowsAreSplit) {
-  DeviceSpec h100 = H100Spec();
+  target::DeviceSpec h100 = target::H100Spec();
   ThreadMapping short_rows = ChooseMapping({MappingKind::kRow, 750000, 32, 4, true}, h100);
   EXPECT_GT(short_rows.rows_per_block, 1);
   EXPECT_EQ(short_rows.blocks_per_row, 1);
@@ -139,7 +139,7 @@ TEST(ThreadMapping, ShortRowsArePackedLongFewRowsAreSplit) {
 }
 
 TEST(ThreadMapping, ConsumersAlignOnTheirProducersBlocks) {
-  DeviceSpec h100 = H100Spec();
+  target::DeviceSpec h100 = target::H100Spec();
   ThreadMapping producer = ChooseMapping({MappingKind::kRow, 4096, 32, 4, true}, h100);
   ThreadMapping consumer = ChooseMapping({MappingKind::kRow, 4096, 32 * 8, 4, false}, h100);
   ASSERT_TRUE(AlignRows(consumer, producer, h100));

@@ -37,20 +37,20 @@ std::vector<Cost> Kernels() {
 }
 
 TEST(Calibration, RecoversTheConstantsThatMadeTheTimes) {
-  DeviceSpec truth = HostCpuSpec();
+  target::DeviceSpec truth = target::HostCpuSpec();
   truth.dram_gbps = 31;
   truth.flops_per_ns = 9;
   truth.launch_us = 6;
   truth.grid_barrier_us = 1.5;
   std::vector<KernelSample> samples;
   for (const Cost& c : Kernels()) samples.push_back({c, EstimateTimeUs(c, truth)});
-  DeviceSpec start = HostCpuSpec();
+  target::DeviceSpec start = target::HostCpuSpec();
   start.dram_gbps = 20;
   start.flops_per_ns = 40;
   start.launch_us = 2;
   start.grid_barrier_us = 0.5;
   ModelAccuracy before = Accuracy(samples, start);
-  DeviceSpec fitted = Calibrate(start, samples, /*copy_gbps=*/31);
+  target::DeviceSpec fitted = Calibrate(start, samples, /*copy_gbps=*/31);
   ModelAccuracy after = Accuracy(samples, fitted);
   EXPECT_NEAR(fitted.dram_gbps, 31, 31 * 0.15);  // near the measured copy
   EXPECT_LT(after.rms_log2_error, before.rms_log2_error / 4);
@@ -62,9 +62,9 @@ TEST(Calibration, NeverFitsWorseThanItsStart) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<double> noise(0.2, 5);
   std::vector<KernelSample> samples;
-  DeviceSpec start = HostCpuSpec();
+  target::DeviceSpec start = target::HostCpuSpec();
   for (const Cost& c : Kernels()) samples.push_back({c, EstimateTimeUs(c, start) * noise(rng)});
-  DeviceSpec fitted = Calibrate(start, samples, /*copy_gbps=*/3);
+  target::DeviceSpec fitted = Calibrate(start, samples, /*copy_gbps=*/3);
   EXPECT_LE(Accuracy(samples, fitted).rms_log2_error, Accuracy(samples, start).rms_log2_error);
 }
 

@@ -160,7 +160,7 @@ TEST_P(PlanInvariants, EveryStrategyAndDevice) {
       for (Strategy strategy : {Strategy::kNone, Strategy::kXla, Strategy::kStitch}) {
         PlanOptions options;
         options.strategy = strategy;
-        options.device = *DeviceSpecByName(device);
+        options.device = *target::DeviceSpecByName(device);
         absl::StatusOr<FusionPlan> plan = PlanModule(*module, options);
         ASSERT_TRUE(plan.ok()) << plan.status();
         for (const ComputationPlan& c : plan->computations) {
@@ -177,7 +177,7 @@ TEST_P(PlanInvariants, EveryStrategyAndDevice) {
       }
       PlanOptions beam;
       beam.explorer = "beam";
-      beam.device = *DeviceSpecByName(device);
+      beam.device = *target::DeviceSpecByName(device);
       absl::StatusOr<FusionPlan> plan = PlanModule(*module, beam);
       ASSERT_TRUE(plan.ok()) << plan.status();
       for (const ComputationPlan& c : plan->computations) {

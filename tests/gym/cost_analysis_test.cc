@@ -69,7 +69,7 @@ ENTRY e {
   ROOT y = f32[1024,256] exponential(x)
 })");
   ASSERT_NE(module, nullptr);
-  absl::StatusOr<StitchEstimate> estimate = EstimateAfterStitch(*module, fusion::HostCpuSpec());
+  absl::StatusOr<StitchEstimate> estimate = EstimateAfterStitch(*module, target::HostCpuSpec());
   ASSERT_TRUE(estimate.ok()) << estimate.status();
   EXPECT_GT(estimate->time_us, 0);
   EXPECT_DOUBLE_EQ(estimate->dram_bytes, 2 * 1024 * 256 * 4);

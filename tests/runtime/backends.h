@@ -78,7 +78,7 @@ inline CompiledRun CompileAndRun(Backend backend, const Module& module, fusion::
     options.emulate = backend == Backend::kCudaSim;
     go(compiler::CompileForCudaDevice(module, options));
   } else {
-    runtime::ExecutableOptions options;
+    compiler::CpuOptions options;
     options.plan.strategy = strategy;
     // Every half-typed result rounds, as in the interpreter these runs are
     // compared with element by element; the default's excess precision is

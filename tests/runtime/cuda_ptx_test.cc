@@ -20,6 +20,7 @@
 #include "seam/text/parser.h"
 
 namespace seam::runtime {
+using compiler::CudaProgram;
 namespace {
 
 constexpr fusion::Strategy kStrategies[] = {fusion::Strategy::kNone, fusion::Strategy::kXla,

@@ -18,6 +18,7 @@
 #include "seam/text/parser.h"
 
 namespace seam::runtime {
+using compiler::CudaProgram;
 namespace {
 
 std::unique_ptr<Module> LoadOptimized(const std::string& file) {
@@ -41,11 +42,11 @@ ptxas info    : Function properties for seam_c0_k3
 ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 ptxas info    : Used 31 registers
 )";
-  absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> used =
+  absl::StatusOr<absl::flat_hash_map<std::string, target::KernelResources>> used =
       compiler::ParsePtxasReport(report);
   ASSERT_TRUE(used.ok()) << used.status();
   ASSERT_EQ(used->size(), 2u);
-  const fusion::KernelResources& k0 = used->at("seam_c0_k0");
+  const target::KernelResources& k0 = used->at("seam_c0_k0");
   EXPECT_EQ(k0.registers, 64);
   EXPECT_EQ(k0.static_shared_bytes, 160);
   EXPECT_EQ(k0.spill_bytes, 44);
@@ -78,7 +79,7 @@ TEST_F(CudaResources, EveryKernelReportsItsOccupancyAndGrid) {
     EXPECT_GE(r.resident_blocks_per_unit, 1);
     // A kernel with grid barriers launches no more blocks than are resident.
     if (k.grid_barriers) {
-      EXPECT_LE(r.grid, r.resident_blocks_per_unit * fusion::H100Spec().units);
+      EXPECT_LE(r.grid, r.resident_blocks_per_unit * target::H100Spec().units);
     }
     EXPECT_LE(r.grid, k.max_blocks);
   }
@@ -150,7 +151,7 @@ TEST_F(CudaResources, KernelsOfManyBuffersDoNotSpill) {
 
   compiler::CudaExecutableOptions options;
   options.emulate = true;
-  absl::StatusOr<std::unique_ptr<CudaExecutable>> emulated =
+  absl::StatusOr<compiler::Compiled<runtime::CudaExecutable>> emulated =
       compiler::CompileForCudaDevice(module, options);
   ASSERT_TRUE(emulated.ok()) << emulated.status();
   std::vector<Literal> arguments = RandomArguments(*module.entry(), /*seed=*/2);
@@ -169,9 +170,10 @@ TEST(KernelDeduplication, IdenticalKernelsCompileOnce) {
       compiler::RenderForCuda(*module, fusion::Strategy::kNone, "sm_90");
   ASSERT_TRUE(cuda.ok()) << cuda.status();
   EXPECT_LT(cuda->kernels.size(), cuda->symbol_of.size());
-  ExecutableOptions options;
+  compiler::CpuOptions options;
   options.plan.strategy = fusion::Strategy::kNone;
-  absl::StatusOr<std::unique_ptr<Executable>> cpu = compiler::CompileForCpu(*module, options);
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> cpu =
+      compiler::CompileForCpu(*module, options);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_LT((*cpu)->stats().distinct_kernels, (*cpu)->stats().compiled_kernels);
   EXPECT_GT((*cpu)->stats().distinct_kernels, 0);

@@ -22,6 +22,7 @@
 #include "seam/runtime/nvrtc.h"
 
 namespace seam::runtime {
+using compiler::CudaProgram;
 namespace {
 
 // Softmax over rows of `columns`: under stitch one kernel whose stages
@@ -115,7 +116,7 @@ class CudaSim : public ::testing::Test {
     compiler::CudaExecutableOptions options;
     options.emulate = true;
     options.rewrite_program = rewrite;
-    absl::StatusOr<std::unique_ptr<CudaExecutable>> executable =
+    absl::StatusOr<compiler::Compiled<runtime::CudaExecutable>> executable =
         compiler::CompileForCudaDevice(*module_, options);
     if (!executable.ok()) return executable.status();
     arguments_ = RandomArguments(*module_->entry(), /*seed=*/3);
@@ -198,10 +199,10 @@ TEST_F(CudaSim, EveryThreadMappingMatchesTheInterpreter) {
     ASSERT_NE(module_, nullptr);
     compiler::CudaExecutableOptions options;
     options.emulate = true;
-    absl::StatusOr<std::unique_ptr<CudaExecutable>> executable =
+    absl::StatusOr<compiler::Compiled<runtime::CudaExecutable>> executable =
         compiler::CompileForCudaDevice(*module_, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
-    const std::string plan = fusion::PlanToText((*executable)->plan());
+    const std::string plan = fusion::PlanToText(executable->plan);
     for (const std::string& part : c.plan) EXPECT_TRUE(absl::StrContains(plan, part)) << plan;
     arguments_ = RandomArguments(*module_->entry(), /*seed=*/5);
     absl::StatusOr<Literal> got = (*executable)->Run(arguments_);

@@ -136,13 +136,14 @@ TEST(LibraryEpilogues, MatchTheInterpreterOnRandomChains) {
     absl::StatusOr<Literal> want = evaluator.Run(m, arguments);
     ASSERT_TRUE(want.ok()) << want.status();
     for (fusion::Strategy strategy : {fusion::Strategy::kStitch, fusion::Strategy::kXla}) {
-      ExecutableOptions options;
+      compiler::CpuOptions options;
       options.plan.strategy = strategy;
       options.plan.epilogue_min_result_bytes = 0;  // the random calls are small
-      absl::StatusOr<std::unique_ptr<Executable>> exe = compiler::CompileForCpu(m, options);
+      absl::StatusOr<compiler::Compiled<runtime::Executable>> exe =
+          compiler::CompileForCpu(m, options);
       ASSERT_TRUE(exe.ok()) << exe.status();
       // Every call takes its chain and runs it compiled.
-      EXPECT_EQ((*exe)->plan().Totals().epilogues, builder.cases()) << text;
+      EXPECT_EQ(exe->plan.Totals().epilogues, builder.cases()) << text;
       EXPECT_EQ((*exe)->stats().epilogues, builder.cases()) << text;
       EXPECT_TRUE((*exe)->stats().fallbacks.empty()) << (*exe)->stats().fallbacks.front();
       absl::StatusOr<Literal> got = (*exe)->Run(arguments);
@@ -217,9 +218,9 @@ ENTRY e {
   evaluator.set_wide_accumulation(true);
   absl::StatusOr<Literal> want = evaluator.Run(m, arguments);
   ASSERT_TRUE(want.ok()) << want.status();
-  ExecutableOptions options;
+  compiler::CpuOptions options;
   options.plan.epilogue_min_result_bytes = 0;  // large enough to share, small for a test
-  absl::StatusOr<std::unique_ptr<Executable>> exe = compiler::CompileForCpu(m, options);
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> exe = compiler::CompileForCpu(m, options);
   ASSERT_TRUE(exe.ok()) << exe.status();
   EXPECT_EQ((*exe)->stats().epilogues, 7);
   for (int run = 0; run < 2; ++run) {  // the second on recycled memory

@@ -1,4 +1,4 @@
-// With excess precision (ExecutableOptions' plan.excess_precision, `seam
+// With excess precision (CpuOptions' plan.excess_precision, `seam
 // run --excess-precision`), bf16/f16 arithmetic in CPU kernels keeps float
 // precision, as XLA allows by default: a chain of half-typed ops inside one
 // kernel rounds once, where its result is stored. Explicit converts to a
@@ -30,10 +30,10 @@ std::optional<Literal> RunOnCpu(const std::string& text, Strategy strategy, bool
   for (int64_t i = 0; i < shape.ElementCount(); ++i) argument.SetDouble(i, value);
   std::vector<Literal> arguments;
   arguments.push_back(std::move(argument));
-  ExecutableOptions options;
+  compiler::CpuOptions options;
   options.plan.strategy = strategy;
   options.plan.excess_precision = excess_precision;
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
       compiler::CompileForCpu(*module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
   if (!executable.ok()) return std::nullopt;

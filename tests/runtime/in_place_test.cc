@@ -29,8 +29,8 @@ struct Outcome {
 Outcome RunBoth(const std::string& text, std::vector<Literal>* arguments_out = nullptr) {
   std::unique_ptr<Module> module = testing::ParseFirst(text, "in_place");
   if (module == nullptr) return {};
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      compiler::CompileForCpu(*module, ExecutableOptions{});
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, compiler::CpuOptions{});
   EXPECT_TRUE(executable.ok()) << executable.status();
   if (!executable.ok()) return {};
   std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
@@ -190,8 +190,8 @@ ENTRY e {
 )",
                                                        "shared_outputs");
   ASSERT_NE(module, nullptr);
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      compiler::CompileForCpu(*module, ExecutableOptions{});
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, compiler::CpuOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
   std::vector<Literal> arguments = RandomArguments(*module->entry(), 0);
   const std::vector<Literal> originals = arguments;

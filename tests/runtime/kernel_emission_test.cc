@@ -20,9 +20,9 @@ namespace {
 // The source `module` compiles to, emitted with the pool or on the
 // calling thread alone (a loop started inside another runs inline).
 std::string EmittedSource(const Module& module, bool on_the_pool, const std::string& dir) {
-  ExecutableOptions options;
+  compiler::CpuOptions options;
   options.dump_to = dir;
-  absl::StatusOr<std::unique_ptr<Executable>> executable;
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable;
   if (on_the_pool) {
     executable = compiler::CompileForCpu(module, options);
   } else {
@@ -89,7 +89,8 @@ ENTRY e {
   EXPECT_EQ(exps, 1) << kernels;
   EXPECT_EQ(kernels.find(") % 64"), std::string::npos) << kernels;
 
-  absl::StatusOr<std::unique_ptr<Executable>> executable = compiler::CompileForCpu(*module, {});
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, {});
   ASSERT_TRUE(executable.ok()) << executable.status();
   std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/3);
   testing::ExpectSameAsInterpreter(**executable, *module, arguments);
@@ -116,8 +117,8 @@ ENTRY e {
 )",
                                                        "key_bits");
   ASSERT_NE(module, nullptr);
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      compiler::CompileForCpu(*module, ExecutableOptions{});
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, compiler::CpuOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
   for (uint64_t seed : {0, 1}) {
     std::vector<Literal> arguments = RandomArguments(*module->entry(), seed);

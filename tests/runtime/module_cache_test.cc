@@ -1,7 +1,7 @@
 // The module cache: a module optimized once starts without its passes, the
 // cached module is the one the passes made, and an entry that is damaged,
 // or made for other text or other passes, is never used.
-#include "seam/runtime/module_cache.h"
+#include "seam/compiler/module_cache.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 
-namespace seam::runtime {
+namespace seam::compiler {
 namespace {
 
 namespace fs = std::filesystem;
@@ -204,18 +204,18 @@ TEST_F(ModuleCacheTest, VerifyingEachPassAlwaysRunsThePasses) {
 
 TEST(StableHashTest, EveryByteAndTheLengthCount) {
   std::string text(100, 'a');
-  const std::string base = StableHash(text);
-  EXPECT_EQ(base, StableHash(text));
+  const std::string base = runtime::StableHash(text);
+  EXPECT_EQ(base, runtime::StableHash(text));
   EXPECT_EQ(base.size(), 32u);
   // A one-bit change anywhere: in the 32-byte steps and in the tail.
   for (size_t at : {size_t{0}, size_t{7}, size_t{31}, size_t{32}, size_t{95}, size_t{99}}) {
     std::string flipped = text;
     flipped[at] ^= 1;
-    EXPECT_NE(StableHash(flipped), base) << "byte " << at;
+    EXPECT_NE(runtime::StableHash(flipped), base) << "byte " << at;
   }
-  EXPECT_NE(StableHash(text + '\0'), base);
-  EXPECT_NE(StableHash(""), StableHash(std::string(1, '\0')));
+  EXPECT_NE(runtime::StableHash(text + '\0'), base);
+  EXPECT_NE(runtime::StableHash(""), runtime::StableHash(std::string(1, '\0')));
 }
 
 }  // namespace
-}  // namespace seam::runtime
+}  // namespace seam::compiler

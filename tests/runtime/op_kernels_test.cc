@@ -211,8 +211,8 @@ class OpKernels : public ::testing::TestWithParam<OpCase> {};
 TEST_P(OpKernels, GeneratedCodeEqualsTheInterpreter) {
   std::unique_ptr<Module> module = testing::ParseFirst(GetParam().text, GetParam().name);
   ASSERT_NE(module, nullptr);
-  absl::StatusOr<std::unique_ptr<Executable>> executable =
-      compiler::CompileForCpu(*module, ExecutableOptions{});
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, compiler::CpuOptions{});
   ASSERT_TRUE(executable.ok()) << executable.status();
   const ExecutableStats& stats = (*executable)->stats();
   EXPECT_GE(stats.op_kernels, 1);

@@ -40,9 +40,9 @@ void ExpectSumsNearTheExactOne(const std::string& shape, const std::string& resu
   arguments.push_back(std::move(argument));
   const double exact = static_cast<double>(0.1f) * kSummed;
   for (fusion::Strategy strategy : {fusion::Strategy::kXla, fusion::Strategy::kStitch}) {
-    ExecutableOptions options;
+    compiler::CpuOptions options;
     options.plan.strategy = strategy;
-    absl::StatusOr<std::unique_ptr<Executable>> executable =
+    absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
         compiler::CompileForCpu(*module, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
     absl::StatusOr<Literal> sums = (*executable)->Run(arguments);

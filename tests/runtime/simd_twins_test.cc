@@ -41,12 +41,13 @@ struct Generated {
 
 // `module` compiled for the CPU (stitched), with its generated source.
 Generated CompileKeepingSource(const Module& module, const std::string& name) {
-  ExecutableOptions options;
+  compiler::CpuOptions options;
   options.dump_to = ScratchPath(name).string();
-  absl::StatusOr<std::unique_ptr<Executable>> executable = compiler::CompileForCpu(module, options);
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(module, options);
   EXPECT_TRUE(executable.ok()) << executable.status();
   Generated generated;
-  if (executable.ok()) generated.executable = std::move(*executable);
+  if (executable.ok()) generated.executable = std::move(executable->executable);
   generated.source = testing::ReadFile(options.dump_to + "/kernels.cc");
   std::filesystem::remove_all(options.dump_to);
   return generated;

@@ -42,9 +42,9 @@ TEST(StrengthReducedDots, DecodeAttentionRunsInKernelsAndMatchesTheInterpreter) 
     ASSERT_TRUE(pipeline->Run(*optimized).ok());
     for (fusion::Strategy strategy : {fusion::Strategy::kStitch, fusion::Strategy::kXla}) {
       SCOPED_TRACE(fusion::StrategyName(strategy));
-      ExecutableOptions options;
+      compiler::CpuOptions options;
       options.plan.strategy = strategy;
-      absl::StatusOr<std::unique_ptr<Executable>> exe =
+      absl::StatusOr<compiler::Compiled<runtime::Executable>> exe =
           compiler::CompileForCpu(*optimized, options);
       ASSERT_TRUE(exe.ok()) << exe.status();
       EXPECT_EQ((*exe)->stats().blas_calls, 0);

@@ -42,7 +42,7 @@ constexpr int64_t kWarp = 32;
 
 class CudaKernelEmitter {
  public:
-  CudaKernelEmitter(const KernelIr& ir, const fusion::DeviceSpec& device, int64_t max_threads)
+  CudaKernelEmitter(const KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads)
       : ir_(ir), device_(device), max_threads_(max_threads) {}
 
   absl::StatusOr<CudaKernel> Emit() {
@@ -531,7 +531,7 @@ class CudaKernelEmitter {
   }
 
   const KernelIr& ir_;
-  const fusion::DeviceSpec& device_;
+  const target::DeviceSpec& device_;
   int64_t max_threads_;
   CudaKernel kernel_;
   std::string text_;
@@ -542,7 +542,7 @@ class CudaKernelEmitter {
 
 }  // namespace
 
-absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const fusion::DeviceSpec& device,
+absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device,
                                           int64_t max_threads) {
   return CudaKernelEmitter(ir, device, max_threads).Emit();
 }

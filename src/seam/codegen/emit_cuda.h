@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "seam/codegen/kernel_ir.h"
-#include "seam/fusion/device_spec.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::codegen {
 
@@ -35,7 +35,7 @@ struct CudaKernel {
 // of `device` has. Blocks get enough threads for the widest stage's
 // mapping, at most `max_threads` (0: the device's limit); fewer threads
 // loop more (the relax step when a kernel's registers spill).
-absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const fusion::DeviceSpec& device,
+absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device,
                                           int64_t max_threads = 0);
 
 // One NVRTC program: the prelude, then the kernels.

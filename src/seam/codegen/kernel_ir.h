@@ -12,8 +12,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::codegen {
 
@@ -112,7 +112,7 @@ absl::Status CheckGenerated(const Instruction& i);
 // Lowers a planned kernel. Unimplemented when the kernel holds what
 // generated code does not compute (complex types, variadic reduces...): the
 // executor then runs its ops one by one in the interpreter, and says so.
-absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec& device,
+absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target::DeviceSpec& device,
                                      std::string name);
 
 }  // namespace seam::codegen

@@ -125,7 +125,7 @@ void AssignPhases(const fusion::Kernel& kernel, KernelIr& ir) {
 }
 
 // Where each value read or written lives, and the buffer list.
-void AssignStorage(const fusion::Kernel& kernel, const fusion::DeviceSpec& device, KernelIr& ir) {
+void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& device, KernelIr& ir) {
   for (const Instruction* in : kernel.inputs) {
     ir.storage[in] = Storage::kInput;
     ir.buffers.push_back({in, Storage::kInput, in->shape().dtype(),
@@ -230,7 +230,7 @@ absl::Status CheckGenerated(const Instruction& i) {
   return ScalarExpr(i, operands).status();
 }
 
-absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const fusion::DeviceSpec& device,
+absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target::DeviceSpec& device,
                                      std::string name) {
   absl::Status supported = CheckSupported(kernel);
   if (!supported.ok()) return supported;

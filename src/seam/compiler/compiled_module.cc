@@ -6,10 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "seam/compiler/cpu_compiler.h"
 #include "seam/compiler/cuda_compiler.h"
+#include "seam/compiler/module_cache.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_executable.h"
-#include "seam/runtime/module_cache.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
 #include "seam/util/status_macros.h"
@@ -17,10 +17,7 @@
 namespace seam::compiler {
 
 using runtime::CudaDevicePresent;
-using runtime::ExecutableOptions;
 using runtime::ExecutableStats;
-using runtime::OptimizedModule;
-using runtime::OptimizeModuleText;
 
 absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
     const std::string& text, const std::string& filename, const CompileOptions& options) {
@@ -52,14 +49,20 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::FromText(
   // first call.
   SEAM_RETURN_IF_ERROR(CheckInterpretable(*compiled->module_));
   if (options.backend == "cpu") {
-    ExecutableOptions executable;
-    executable.plan.strategy = strategy;
-    executable.plan.excess_precision = options.excess_precision;
-    SEAM_ASSIGN_OR_RETURN(compiled->cpu_, CompileForCpu(*compiled->module_, executable));
+    CpuOptions cpu;
+    cpu.plan.strategy = strategy;
+    cpu.plan.excess_precision = options.excess_precision;
+    SEAM_ASSIGN_OR_RETURN(Compiled<runtime::Executable> executable,
+                          CompileForCpu(*compiled->module_, cpu));
+    compiled->plan_ = std::move(executable.plan);
+    compiled->cpu_ = std::move(executable.executable);
   } else if (options.backend == "cuda") {
-    CudaExecutableOptions executable;
-    executable.strategy = strategy;
-    SEAM_ASSIGN_OR_RETURN(compiled->cuda_, CompileForCudaDevice(*compiled->module_, executable));
+    CudaExecutableOptions cuda;
+    cuda.strategy = strategy;
+    SEAM_ASSIGN_OR_RETURN(Compiled<runtime::CudaExecutable> executable,
+                          CompileForCudaDevice(*compiled->module_, cuda));
+    compiled->plan_ = std::move(executable.plan);
+    compiled->cuda_ = std::move(executable.executable);
   }
   return compiled;
 }
@@ -113,9 +116,7 @@ absl::StatusOr<Literal> CompiledModule::Run(absl::Span<const ArgumentView> argum
 std::string CompiledModule::OptimizedHlo() const { return PrintModule(*module_); }
 
 std::string CompiledModule::PlanText() const {
-  if (cpu_ != nullptr) return fusion::PlanToText(cpu_->plan());
-  if (cuda_ != nullptr) return fusion::PlanToText(cuda_->plan());
-  return "";
+  return cpu_ != nullptr || cuda_ != nullptr ? fusion::PlanToText(plan_) : "";
 }
 
 ExecutableStats CompiledModule::stats() const {

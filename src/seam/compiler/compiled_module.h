@@ -78,6 +78,7 @@ class CompiledModule {
   CompileOptions options_;
   CompileReport report_;
   std::unique_ptr<Module> module_;
+  fusion::FusionPlan plan_;  // cpu and cuda
   std::unique_ptr<runtime::Executable> cpu_;
   std::unique_ptr<runtime::CudaExecutable> cuda_;
   Evaluator interpreter_;

@@ -27,13 +27,12 @@ absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<runtime::CpuCode> GenerateForCpu(const Module& module,
-                                                const runtime::ExecutableOptions& options) {
+// The schedules and kernel source of `plan`; with options.dump_to, plan.txt
+// and kernels.cc are written there.
+absl::StatusOr<runtime::CpuCode> Generate(const fusion::FusionPlan& plan,
+                                          const CpuOptions& options) {
   auto start = std::chrono::steady_clock::now();
   runtime::CpuCode code;
-  SEAM_ASSIGN_OR_RETURN(code.plan, fusion::PlanModule(module, options.plan));
   std::vector<std::string> sources;
   codegen::KernelDeduplicator distinct;
   // The symbol generated `source` is under: an identical function's when
@@ -52,26 +51,32 @@ absl::StatusOr<runtime::CpuCode> GenerateForCpu(const Module& module,
   auto generate_op = [&](const Instruction& op, const std::string& name) {
     return keep(name, codegen::EmitCpuOpKernel(op, name));
   };
-  const bool excess_precision = code.plan.excess_precision;
+  const bool excess_precision = plan.excess_precision;
   auto generate_epilogue = [&](const Instruction& call, const fusion::Epilogue& epilogue,
                                const std::string& name) {
     return keep(name, codegen::EmitCpuEpilogue(call, epilogue, name, excess_precision));
   };
-  code.programs = BuildPrograms(code.plan, LowerPlan(code.plan), generate, runtime::HostBlasServes,
-                                nullptr, generate_op, generate_epilogue);
+  code.programs = BuildPrograms(plan, LowerPlan(plan), generate, runtime::HostBlasServes, nullptr,
+                                generate_op, generate_epilogue);
   code.distinct_kernels = static_cast<int64_t>(sources.size());
   std::string source = codegen::CpuSourceFile(sources);
   code.codegen_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!options.dump_to.empty()) SEAM_RETURN_IF_ERROR(Dump(options.dump_to, code.plan, source));
+  if (!options.dump_to.empty()) SEAM_RETURN_IF_ERROR(Dump(options.dump_to, plan, source));
   if (!sources.empty()) code.source = std::move(source);
   return code;
 }
 
-absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForCpu(
-    const Module& module, const runtime::ExecutableOptions& options) {
-  SEAM_ASSIGN_OR_RETURN(runtime::CpuCode code, GenerateForCpu(module, options));
-  return runtime::Executable::Load(module, std::move(code), options);
+}  // namespace
+
+absl::StatusOr<Compiled<runtime::Executable>> CompileForCpu(const Module& module,
+                                                            const CpuOptions& options) {
+  Compiled<runtime::Executable> compiled;
+  SEAM_ASSIGN_OR_RETURN(compiled.plan, fusion::PlanModule(module, options.plan));
+  SEAM_ASSIGN_OR_RETURN(runtime::CpuCode code, Generate(compiled.plan, options));
+  SEAM_ASSIGN_OR_RETURN(compiled.executable,
+                        runtime::Executable::Load(module, std::move(code), options));
+  return compiled;
 }
 
 }  // namespace seam::compiler

@@ -4,23 +4,26 @@
 // computation's steps, and load the result as an executable.
 #pragma once
 
-#include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
+#include "seam/compiler/compiled.h"
+#include "seam/fusion/planner.h"
 #include "seam/ir/module.h"
 #include "seam/runtime/executable.h"
 
 namespace seam::compiler {
 
-// The plan, schedules and kernel source of `module` (which should have
-// been through the default pipeline); with options.dump_to, plan.txt and
-// kernels.cc are written there.
-absl::StatusOr<runtime::CpuCode> GenerateForCpu(const Module& module,
-                                                const runtime::ExecutableOptions& options);
+struct CpuOptions : runtime::ExecutableOptions {
+  fusion::PlanOptions plan;
+  // When set: the plan (plan.txt) and the generated C++ (kernels.cc) go here.
+  std::string dump_to;
+};
 
-// GenerateForCpu, then the kernels built and loaded. The module must
-// outlive the executable.
-absl::StatusOr<std::unique_ptr<runtime::Executable>> CompileForCpu(
-    const Module& module, const runtime::ExecutableOptions& options);
+// Plans `module` (which should have been through the default pipeline),
+// generates its kernels, builds them into a shared object and loads it.
+// The module must outlive the executable.
+absl::StatusOr<Compiled<runtime::Executable>> CompileForCpu(const Module& module,
+                                                            const CpuOptions& options);
 
 }  // namespace seam::compiler

@@ -22,7 +22,6 @@ using codegen::LoweredKernel;
 using runtime::CompileToCubin;
 using runtime::CompileToPtx;
 using runtime::CudaKernelResources;
-using runtime::CudaProgram;
 using runtime::DeviceSpecForTarget;
 using runtime::NvrtcResult;
 
@@ -75,7 +74,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 absl::StatusOr<CudaProgram> RenderForCuda(const Module& module, fusion::Strategy strategy,
                                           const std::string& target) {
-  SEAM_ASSIGN_OR_RETURN(fusion::DeviceSpec device, DeviceSpecForTarget(target));
+  SEAM_ASSIGN_OR_RETURN(target::DeviceSpec device, DeviceSpecForTarget(target));
   auto start = std::chrono::steady_clock::now();
   CudaProgram program;
   program.name = module.name();
@@ -109,10 +108,10 @@ absl::Status CompileAndMeasure(CudaProgram& program, const std::string& target, 
   absl::StatusOr<NvrtcResult> cubin = CompileToCubin(program.source, target);
   if (!cubin.ok()) return cubin.status();
   program.cubin = *std::move(cubin);
-  absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> used =
+  absl::StatusOr<absl::flat_hash_map<std::string, target::KernelResources>> used =
       ParsePtxasReport(program.cubin.text);
   if (!used.ok()) return used.status();
-  const fusion::DeviceSpec& device = program.plan.device;
+  const target::DeviceSpec& device = program.plan.device;
   program.resources.clear();
   for (const codegen::CudaKernel& k : program.kernels) {
     auto it = used->find(k.name);
@@ -122,7 +121,7 @@ absl::Status CompileAndMeasure(CudaProgram& program, const std::string& target, 
     CudaKernelResources r;
     r.used = it->second;
     r.used.dynamic_shared_bytes = k.shared_bytes;
-    r.resident_blocks_per_unit = fusion::ResidentBlocksPerUnit(device, k.threads, r.used);
+    r.resident_blocks_per_unit = target::ResidentBlocksPerUnit(device, k.threads, r.used);
     if (r.resident_blocks_per_unit == 0) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "kernel ", k.name, " does not fit on one SM of ", device.name, ": ", k.threads,
@@ -153,8 +152,8 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
     std::vector<const LoweredKernel*> spilled;
     for (size_t i = 0; i < program.kernels.size(); ++i) {
       const codegen::CudaKernel& k = program.kernels[i];
-      const fusion::KernelResources& used = program.resources[i].used;
-      bool capped = used.registers >= fusion::RegisterCap(program.plan.device, k.threads);
+      const target::KernelResources& used = program.resources[i].used;
+      bool capped = used.registers >= target::RegisterCap(program.plan.device, k.threads);
       if (used.spill_bytes == 0 || !capped || k.threads <= kFewestThreads) continue;
       program.relaxed.push_back(absl::StrCat(k.name, ": ", k.threads, " -> ", k.threads / 2,
                                              " threads (", used.spill_bytes, " bytes of spills)"));
@@ -203,10 +202,10 @@ absl::Status WriteCudaProgram(const std::string& dir, const std::string& name,
   return written;
 }
 
-absl::StatusOr<absl::flat_hash_map<std::string, fusion::KernelResources>> ParsePtxasReport(
+absl::StatusOr<absl::flat_hash_map<std::string, target::KernelResources>> ParsePtxasReport(
     const std::string& report) {
-  absl::flat_hash_map<std::string, fusion::KernelResources> used;
-  fusion::KernelResources* current = nullptr;
+  absl::flat_hash_map<std::string, target::KernelResources> used;
+  target::KernelResources* current = nullptr;
   // The number right before `unit` in `line`, or -1.
   auto number_before = [](absl::string_view line, absl::string_view unit) -> int64_t {
     size_t at = line.find(unit);
@@ -252,14 +251,14 @@ runtime::Programs ScheduleCudaProgram(const CudaProgram& program, bool gemm) {
   return BuildPrograms(program.plan, program.lowered, generate, on_device, describe_fallback);
 }
 
-absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> CompileForCudaDevice(
+absl::StatusOr<Compiled<runtime::CudaExecutable>> CompileForCudaDevice(
     const Module& module, const CudaExecutableOptions& options) {
   SEAM_ASSIGN_OR_RETURN(
       std::shared_ptr<runtime::GpuDevice> device,
       options.emulate ? runtime::OpenCudaSimDevice(options.target) : runtime::OpenCudaDevice());
   const runtime::cuda::DeviceInfo& info = device->info();
   const std::string arch = info.Arch();
-  if (absl::StatusOr<fusion::DeviceSpec> spec = DeviceSpecForTarget(arch); !spec.ok()) {
+  if (absl::StatusOr<target::DeviceSpec> spec = DeviceSpecForTarget(arch); !spec.ok()) {
     return absl::UnimplementedError(
         absl::StrCat("device ", info.name, " is ", arch, ": ", spec.status().message()));
   }
@@ -273,8 +272,13 @@ absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> CompileForCudaDevice(
       SEAM_RETURN_IF_ERROR(runtime::WriteCudaSimSource(options.dump_to, program));
   }
   runtime::Programs programs = ScheduleCudaProgram(program, device->HasGemm());
-  return runtime::CudaExecutable::Load(module, std::move(device), std::move(program),
-                                       std::move(programs));
+  Compiled<runtime::CudaExecutable> compiled;
+  compiled.plan = std::move(program.plan);
+  SEAM_ASSIGN_OR_RETURN(compiled.executable,
+                        runtime::CudaExecutable::Load(module, std::move(device),
+                                                      static_cast<runtime::CudaBinary&&>(program),
+                                                      std::move(programs)));
+  return compiled;
 }
 
 }  // namespace seam::compiler

@@ -29,7 +29,7 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-double SquaredLogError(const std::vector<KernelSample>& samples, const DeviceSpec& device) {
+double SquaredLogError(const std::vector<KernelSample>& samples, const target::DeviceSpec& device) {
   double sum = 0;
   for (const KernelSample& s : samples) {
     double e = std::log2(std::max(EstimateTimeUs(s.cost, device), 1e-3) /
@@ -54,7 +54,7 @@ double SpearmanRankCorrelation(const std::vector<double>& a, const std::vector<d
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0;
 }
 
-ModelAccuracy Accuracy(const std::vector<KernelSample>& samples, const DeviceSpec& device) {
+ModelAccuracy Accuracy(const std::vector<KernelSample>& samples, const target::DeviceSpec& device) {
   std::vector<double> estimated, measured, errors;
   for (const KernelSample& s : samples) {
     estimated.push_back(EstimateTimeUs(s.cost, device));
@@ -69,11 +69,11 @@ ModelAccuracy Accuracy(const std::vector<KernelSample>& samples, const DeviceSpe
           static_cast<int>(samples.size())};
 }
 
-DeviceSpec Calibrate(const DeviceSpec& base, const std::vector<KernelSample>& samples,
-                     double copy_gbps) {
-  DeviceSpec best = base;
+target::DeviceSpec Calibrate(const target::DeviceSpec& base,
+                             const std::vector<KernelSample>& samples, double copy_gbps) {
+  target::DeviceSpec best = base;
   double best_error = SquaredLogError(samples, best);
-  DeviceSpec measured = base;
+  target::DeviceSpec measured = base;
   measured.cache_gbps = base.cache_gbps * copy_gbps / base.dram_gbps;
   measured.dram_gbps = copy_gbps;
   if (double error = SquaredLogError(samples, measured); error < best_error) {
@@ -84,12 +84,13 @@ DeviceSpec Calibrate(const DeviceSpec& base, const std::vector<KernelSample>& sa
   // error is smooth in each and the constants barely interact.
   const double factors[] = {0.25, 0.5, 0.7, 0.85, 1.2, 1.4, 2, 4};
   for (int round = 0; round < 4; ++round) {
-    for (double DeviceSpec::*field : {&DeviceSpec::dram_gbps, &DeviceSpec::flops_per_ns,
-                                      &DeviceSpec::launch_us, &DeviceSpec::grid_barrier_us,
-                                      &DeviceSpec::cache_gbps}) {
-      DeviceSpec start = best;
+    for (double target::DeviceSpec::*field :
+         {&target::DeviceSpec::dram_gbps, &target::DeviceSpec::flops_per_ns,
+          &target::DeviceSpec::launch_us, &target::DeviceSpec::grid_barrier_us,
+          &target::DeviceSpec::cache_gbps}) {
+      target::DeviceSpec start = best;
       for (double f : factors) {
-        DeviceSpec candidate = start;
+        target::DeviceSpec candidate = start;
         candidate.*field = start.*field * f;
         double error = SquaredLogError(samples, candidate);
         if (error < best_error) {

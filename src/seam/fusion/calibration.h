@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "seam/fusion/cost_model.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -26,7 +26,7 @@ struct ModelAccuracy {
   int samples = 0;
 };
 
-ModelAccuracy Accuracy(const std::vector<KernelSample>& samples, const DeviceSpec& device);
+ModelAccuracy Accuracy(const std::vector<KernelSample>& samples, const target::DeviceSpec& device);
 
 // Spearman's rank correlation of two equally long series (ties share ranks).
 double SpearmanRankCorrelation(const std::vector<double>& a, const std::vector<double>& b);
@@ -36,7 +36,7 @@ double SpearmanRankCorrelation(const std::vector<double>& a, const std::vector<d
 // DRAM and cache bandwidth, compute rate, parallel-region overhead and grid
 // barrier scaled in turn while the squared log error falls. Never fits
 // worse than `base`.
-DeviceSpec Calibrate(const DeviceSpec& base, const std::vector<KernelSample>& samples,
-                     double copy_gbps);
+target::DeviceSpec Calibrate(const target::DeviceSpec& base,
+                             const std::vector<KernelSample>& samples, double copy_gbps);
 
 }  // namespace seam::fusion

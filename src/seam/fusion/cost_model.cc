@@ -13,7 +13,8 @@ namespace {
 // the simple-op rate: vector units or tensor cores kept busy.
 constexpr double kLibraryFlopsFactor = 8;
 
-double Utilization(const ThreadMapping& m, const DeviceSpec& device, const CompiledLaunch* launch) {
+double Utilization(const ThreadMapping& m, const target::DeviceSpec& device,
+                   const CompiledLaunch* launch) {
   double blocks = static_cast<double>(m.blocks * m.tasks_per_block);
   double units = static_cast<double>(device.units);
   double threads_per_block = static_cast<double>(m.threads_per_block);
@@ -31,7 +32,7 @@ double Utilization(const ThreadMapping& m, const DeviceSpec& device, const Compi
   return std::max(u, 1.0 / units);
 }
 
-double MemberFlops(const Instruction& m, const DeviceSpec& device) {
+double MemberFlops(const Instruction& m, const target::DeviceSpec& device) {
   OpClass c = ClassifyOp(m);
   if (c == OpClass::kLightElementwise) return static_cast<double>(m.shape().ArrayElementCount());
   if (c == OpClass::kExpensiveElementwise) {
@@ -46,7 +47,8 @@ double MemberFlops(const Instruction& m, const DeviceSpec& device) {
 
 // Whether a group's tile of `input` stays on chip for later stages of the
 // same block: AStitch's hierarchical reuse.
-bool TileStaysOnChip(const Instruction* input, const ThreadMapping& m, const DeviceSpec& device) {
+bool TileStaysOnChip(const Instruction* input, const ThreadMapping& m,
+                     const target::DeviceSpec& device) {
   int64_t tiles = std::max<int64_t>(1, m.blocks * m.tasks_per_block);
   return ValueBytes(input->shape()) / tiles <= device.onchip_bytes_per_block / 2;
 }
@@ -85,7 +87,7 @@ Cost& Cost::operator+=(const Cost& other) {
   return *this;
 }
 
-double EstimateTimeUs(const Cost& cost, const DeviceSpec& device) {
+double EstimateTimeUs(const Cost& cost, const target::DeviceSpec& device) {
   double memory_ns = cost.dram_bytes() / device.dram_gbps + cost.scratch_bytes / device.cache_gbps;
   double compute_ns = cost.flops / device.flops_per_ns;
   double busy_us = std::max(memory_ns, compute_ns) / 1000 / std::max(cost.parallelism, 1e-6);
@@ -93,7 +95,7 @@ double EstimateTimeUs(const Cost& cost, const DeviceSpec& device) {
          static_cast<double>(cost.grid_barriers) * device.grid_barrier_us;
 }
 
-Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
+Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
                         const CompiledLaunch* launch) {
   Cost cost;
   cost.grid_barriers = kernel.grid_barriers;
@@ -154,7 +156,7 @@ Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
   return cost;
 }
 
-Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device) {
+Cost EstimateStandaloneCost(const Instruction& op, const target::DeviceSpec& device) {
   Cost cost;
   cost.launches = 1;
   for (int k = 0; k < op.operand_count(); ++k) cost.dram_read_bytes += ReadBytes(op, k);

@@ -7,8 +7,8 @@
 // them.
 #pragma once
 
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -27,12 +27,12 @@ struct CompiledLaunch {
 // `launch` (resource feedback from the compiler), the threads in flight
 // are what the compiled kernel can keep resident, not what its mappings
 // assumed.
-Cost EstimateKernelCost(const Kernel& kernel, const DeviceSpec& device,
+Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
                         const CompiledLaunch* launch = nullptr);
 
 // An op run on its own: a library call (dot, convolution: arithmetic from
 // its shapes) or a memory-intensive op Seam does not stitch.
-Cost EstimateStandaloneCost(const Instruction& op, const DeviceSpec& device);
+Cost EstimateStandaloneCost(const Instruction& op, const target::DeviceSpec& device);
 
 // Multiply-adds counted as two flops: a dot's output elements times its
 // contracted size, a convolution's output elements times its window over
@@ -41,6 +41,6 @@ double LibraryFlops(const Instruction& op);
 
 // Seconds-free arithmetic: the time of a kernel moving `bytes` and doing
 // `flops` with `parallelism`, launches and barriers included.
-double EstimateTimeUs(const Cost& cost, const DeviceSpec& device);
+double EstimateTimeUs(const Cost& cost, const target::DeviceSpec& device);
 
 }  // namespace seam::fusion

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/ir/module.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -157,7 +157,7 @@ struct PlanTotals {
 struct FusionPlan {
   Strategy strategy = Strategy::kStitch;
   std::string explorer;  // stitch only: "astitch" or "beam"
-  DeviceSpec device;
+  target::DeviceSpec device;
   bool excess_precision = true;               // PlanOptions::excess_precision
   std::vector<ComputationPlan> computations;  // entry first
 

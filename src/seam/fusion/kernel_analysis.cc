@@ -35,7 +35,7 @@ struct Space {
 // form, merge and get mappings, which group holds what.
 class Analysis {
  public:
-  Analysis(Kernel& kernel, const DeviceSpec& device, bool recompute_expensive)
+  Analysis(Kernel& kernel, const target::DeviceSpec& device, bool recompute_expensive)
       : kernel_(kernel), device_(device), recompute_expensive_(recompute_expensive) {
     for (size_t k = 0; k < kernel.instructions.size(); ++k) {
       position_[kernel.instructions[k]] = static_cast<int>(k);
@@ -604,7 +604,7 @@ class Analysis {
   }
 
   Kernel& kernel_;
-  const DeviceSpec& device_;
+  const target::DeviceSpec& device_;
   bool recompute_expensive_;
   absl::flat_hash_map<const Instruction*, int> position_;
   absl::flat_hash_set<const Instruction*> outputs_;
@@ -614,7 +614,7 @@ class Analysis {
 
 }  // namespace
 
-void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device, bool recompute_expensive) {
+void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device, bool recompute_expensive) {
   kernel.inputs.clear();
   kernel.groups.clear();
   kernel.edges.clear();

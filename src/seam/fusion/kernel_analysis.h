@@ -7,8 +7,8 @@
 // global when they overflow on-chip memory; grid barriers; and the cost.
 #pragma once
 
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -16,6 +16,6 @@ namespace seam::fusion {
 // strategy decided. With `recompute_expensive` (XLA's way), expensive ops
 // whose elements are reused are recomputed per use in registers instead of
 // being computed once and passed on as dominants (AStitch's way).
-void AnalyzeKernel(Kernel& kernel, const DeviceSpec& device, bool recompute_expensive);
+void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device, bool recompute_expensive);
 
 }  // namespace seam::fusion

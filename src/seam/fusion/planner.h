@@ -6,9 +6,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
 #include "seam/ir/module.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -17,7 +17,7 @@ struct PlanOptions {
   // Stitch only: "astitch" (AStitch's planner) or "beam" (FusionStitching's
   // explorer).
   std::string explorer = "astitch";
-  DeviceSpec device = HostCpuSpec();
+  target::DeviceSpec device = target::HostCpuSpec();
   // Whether the planned kernels may keep bf16/f16 arithmetic in float until
   // a value is stored (XLA's xla_allow_excess_precision, on by default
   // there too); see KernelIr.

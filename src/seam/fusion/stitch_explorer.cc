@@ -56,7 +56,7 @@ struct Scope {
 
 class Evaluator {
  public:
-  Evaluator(const Scope& scope, const DeviceSpec& device) : scope_(scope), device_(device) {
+  Evaluator(const Scope& scope, const target::DeviceSpec& device) : scope_(scope), device_(device) {
     for (const Instruction* op : scope.ops) parallelism_.push_back(Parallelism(*op));
   }
 
@@ -143,7 +143,7 @@ class Evaluator {
   }
 
   const Scope& scope_;
-  const DeviceSpec& device_;
+  const target::DeviceSpec& device_;
   std::vector<double> parallelism_;
 };
 
@@ -201,7 +201,7 @@ Pattern Union(const Pattern& a, const Pattern& b) {
 
 class ScopeExplorer {
  public:
-  ScopeExplorer(Scope scope, const DeviceSpec& device)
+  ScopeExplorer(Scope scope, const target::DeviceSpec& device)
       : scope_(std::move(scope)), evaluator_(scope_, device) {}
 
   std::vector<std::vector<const Instruction*>> Run() {
@@ -373,7 +373,7 @@ std::vector<Scope> Scopes(const Computation& computation) {
 
 }  // namespace
 
-Partition ExploreStitchBeam(const Computation& computation, const DeviceSpec& device) {
+Partition ExploreStitchBeam(const Computation& computation, const target::DeviceSpec& device) {
   Partition partition;
   for (Scope& scope : Scopes(computation)) {
     for (auto& kernel : ScopeExplorer(std::move(scope), device).Run()) {

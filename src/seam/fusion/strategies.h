@@ -8,9 +8,9 @@
 
 #include "absl/container/flat_hash_map.h"
 
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
 #include "seam/ir/computation.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -41,6 +41,6 @@ Partition PartitionStitch(const Computation& computation);
 // FusionStitching's explorer: candidate patterns per op (top 3), a beam
 // search of width 3 over whole plans scored by a delta evaluator, then
 // remote fusion of unconnected kernels.
-Partition ExploreStitchBeam(const Computation& computation, const DeviceSpec& device);
+Partition ExploreStitchBeam(const Computation& computation, const target::DeviceSpec& device);
 
 }  // namespace seam::fusion

@@ -17,7 +17,7 @@ int64_t NextPowerOfTwo(int64_t n) {
 
 // The widest vector (a power of two up to the device's vector bytes) that
 // divides the row, so every row starts aligned.
-int64_t VectorWidth(int64_t row_length, int64_t element_bytes, const DeviceSpec& device) {
+int64_t VectorWidth(int64_t row_length, int64_t element_bytes, const target::DeviceSpec& device) {
   int64_t width = std::max<int64_t>(1, device.vector_bytes / std::max<int64_t>(1, element_bytes));
   while (width > 1 && row_length % width != 0) width /= 2;
   return width;
@@ -27,13 +27,14 @@ int64_t VectorWidth(int64_t row_length, int64_t element_bytes, const DeviceSpec&
 // each is long enough to share (more than 1024 elements on a GPU; on a CPU,
 // more than 16 KiB). Split reductions need a stage combining the partials;
 // split elementwise rows need nothing.
-int64_t BlocksPerRow(const MappingRequest& r, const DeviceSpec& device, int64_t split_above) {
+int64_t BlocksPerRow(const MappingRequest& r, const target::DeviceSpec& device,
+                     int64_t split_above) {
   if (r.rows >= device.BlocksPerWave() || r.row_length <= split_above) return 1;
   return std::max<int64_t>(1, std::min(CeilDiv(device.BlocksPerWave(), r.rows),
                                        CeilDiv(r.row_length, split_above)));
 }
 
-ThreadMapping GpuRowMapping(const MappingRequest& r, const DeviceSpec& device) {
+ThreadMapping GpuRowMapping(const MappingRequest& r, const target::DeviceSpec& device) {
   ThreadMapping m;
   m.reduces = r.reduces;
   m.kind = MappingKind::kRow;
@@ -57,7 +58,7 @@ ThreadMapping GpuRowMapping(const MappingRequest& r, const DeviceSpec& device) {
 // Column reductions: a warp spans 32 adjacent columns (coalesced loads),
 // the block's other warps take other rows; when the columns alone give too
 // few blocks, the rows are split and a global stage adds the partials.
-ThreadMapping GpuColumnMapping(const MappingRequest& r, const DeviceSpec& device) {
+ThreadMapping GpuColumnMapping(const MappingRequest& r, const target::DeviceSpec& device) {
   ThreadMapping m;
   m.reduces = r.reduces;
   m.kind = MappingKind::kColumn;
@@ -78,7 +79,7 @@ ThreadMapping GpuColumnMapping(const MappingRequest& r, const DeviceSpec& device
 
 // CPU: a block is a tile of whole rows sized to about 64 KiB of input, run
 // by one pool thread with SIMD lanes along the row.
-ThreadMapping CpuRowMapping(const MappingRequest& r, const DeviceSpec& device) {
+ThreadMapping CpuRowMapping(const MappingRequest& r, const target::DeviceSpec& device) {
   ThreadMapping m;
   m.reduces = r.reduces;
   m.kind = MappingKind::kRow;
@@ -105,7 +106,7 @@ constexpr int64_t kMaxRowsPerPartial = 4096;
 
 // CPU column reductions: each thread folds chunks of rows into partial
 // column sums (SIMD across columns); a global stage adds the partials.
-ThreadMapping CpuColumnMapping(const MappingRequest& r, const DeviceSpec& device) {
+ThreadMapping CpuColumnMapping(const MappingRequest& r, const target::DeviceSpec& device) {
   ThreadMapping m;
   m.reduces = r.reduces;
   m.kind = MappingKind::kColumn;
@@ -133,7 +134,7 @@ std::string ThreadMapping::ToString() const {
   return s;
 }
 
-ThreadMapping ChooseMapping(const MappingRequest& request, const DeviceSpec& device) {
+ThreadMapping ChooseMapping(const MappingRequest& request, const target::DeviceSpec& device) {
   MappingRequest r = request;
   r.rows = std::max<int64_t>(1, r.rows);
   r.row_length = std::max<int64_t>(1, r.row_length);
@@ -143,14 +144,15 @@ ThreadMapping ChooseMapping(const MappingRequest& request, const DeviceSpec& dev
   return r.kind == MappingKind::kRow ? CpuRowMapping(r, device) : CpuColumnMapping(r, device);
 }
 
-void PackVertically(ThreadMapping& mapping, const DeviceSpec& device) {
+void PackVertically(ThreadMapping& mapping, const target::DeviceSpec& device) {
   int64_t resident = device.BlocksPerWave();
   if (mapping.blocks <= resident) return;
   mapping.tasks_per_block = CeilDiv(mapping.blocks, resident);
   mapping.blocks = CeilDiv(mapping.blocks, mapping.tasks_per_block);
 }
 
-bool AlignRows(ThreadMapping& mapping, const ThreadMapping& producer, const DeviceSpec& device) {
+bool AlignRows(ThreadMapping& mapping, const ThreadMapping& producer,
+               const target::DeviceSpec& device) {
   if (mapping.kind != MappingKind::kRow || producer.kind != MappingKind::kRow ||
       (producer.reduces && producer.blocks_per_row != 1) || mapping.rows != producer.rows ||
       (mapping.reduces && producer.blocks_per_row != 1)) {

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "seam/fusion/device_spec.h"
 #include "seam/fusion/fusion_plan.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::fusion {
 
@@ -24,14 +24,15 @@ struct MappingRequest {
   bool reduces = false;
 };
 
-ThreadMapping ChooseMapping(const MappingRequest& request, const DeviceSpec& device);
+ThreadMapping ChooseMapping(const MappingRequest& request, const target::DeviceSpec& device);
 
 // Vertical packing: shrinks the grid to what is resident at once.
-void PackVertically(ThreadMapping& mapping, const DeviceSpec& device);
+void PackVertically(ThreadMapping& mapping, const target::DeviceSpec& device);
 
 // Aligns `mapping`'s blocks on `producer`'s (same rows per block and no
 // splitting), so each block consumes the rows it produced: AStitch's
 // proactive locality. False when the mappings cannot agree.
-bool AlignRows(ThreadMapping& mapping, const ThreadMapping& producer, const DeviceSpec& device);
+bool AlignRows(ThreadMapping& mapping, const ThreadMapping& producer,
+               const target::DeviceSpec& device);
 
 }  // namespace seam::fusion

@@ -93,7 +93,7 @@ ArithmeticCounts CountArithmetic(const Module& module) {
 }
 
 absl::StatusOr<StitchEstimate> EstimateAfterStitch(const Module& module,
-                                                   const fusion::DeviceSpec& device) {
+                                                   const target::DeviceSpec& device) {
   std::unique_ptr<Module> copy = CloneModule(module);
   absl::StatusOr<Pipeline> prerequisites = Pipeline::Parse(kPlanningPrerequisites);
   if (!prerequisites.ok()) return prerequisites.status();

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/ir/module.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::gym {
 
@@ -41,6 +41,6 @@ struct StitchEstimate {
 // canonical forms the planner needs (row-major layouts, no calls, expanded
 // batch norms), and sums the cost model's estimates.
 absl::StatusOr<StitchEstimate> EstimateAfterStitch(const Module& module,
-                                                   const fusion::DeviceSpec& device);
+                                                   const target::DeviceSpec& device);
 
 }  // namespace seam::gym

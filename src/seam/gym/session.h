@@ -13,11 +13,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "seam/fusion/device_spec.h"
 #include "seam/gym/cost_analysis.h"
 #include "seam/gym/observations.h"
 #include "seam/gym/spaces.h"
 #include "seam/ir/module.h"
+#include "seam/target/device_spec.h"
 
 namespace seam::gym {
 
@@ -28,7 +28,7 @@ struct SessionOptions {
   // measure the state before and after it (a fusion plan, or a count).
   RewardSpace reward_space = RewardSpace::kOpsVsDefault;
   // The device the cost model plans for (cost_time, dram_bytes_after_stitch).
-  fusion::DeviceSpec device = fusion::HostCpuSpec();
+  target::DeviceSpec device = target::HostCpuSpec();
   // Run the verifier after every step that changes the module.
   bool verify_each = false;
   // Start episodes from the planner's canonical forms (the gym's

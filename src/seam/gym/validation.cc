@@ -27,7 +27,8 @@ absl::StatusOr<Validation> ValidatePassOrder(absl::string_view benchmark, absl::
   }
   Validation validation;
   validation.ops = optimised->InstructionCount();
-  SEAM_ASSIGN_OR_RETURN(StitchEstimate estimate, EstimateAfterStitch(*optimised, fusion::HostCpuSpec()));
+  SEAM_ASSIGN_OR_RETURN(StitchEstimate estimate,
+                        EstimateAfterStitch(*optimised, target::HostCpuSpec()));
   validation.cost_us = estimate.time_us;
   validation.planned_ops = estimate.planned_ops;
   if (!interpret || !CheckInterpretable(*original).ok()) return validation;

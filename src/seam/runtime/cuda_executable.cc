@@ -13,42 +13,41 @@ namespace seam::runtime {
 CudaExecutable::~CudaExecutable() = default;
 
 absl::StatusOr<std::unique_ptr<CudaExecutable>> CudaExecutable::Load(
-    const Module& module, std::shared_ptr<GpuDevice> device, CudaProgram program,
-    Programs programs) {
+    const Module& module, std::shared_ptr<GpuDevice> device, CudaBinary binary, Programs programs) {
   std::unique_ptr<CudaExecutable> executable(new CudaExecutable());
   SEAM_RETURN_IF_ERROR(
-      executable->Build(module, std::move(device), std::move(program), std::move(programs)));
+      executable->Build(module, std::move(device), std::move(binary), std::move(programs)));
   return executable;
 }
 
 absl::Status CudaExecutable::Build(const Module& module, std::shared_ptr<GpuDevice> device,
-                                   CudaProgram program, Programs programs) {
+                                   CudaBinary binary, Programs programs) {
   module_ = &module;
   const cuda::DeviceInfo& info = device->info();
   store_ = std::make_unique<DeviceStore>(std::move(device));
-  program_ = std::move(program);  // the steps' pointers into its plan stay valid
+  binary_ = std::move(binary);
   stats_.CountPrograms(programs);
   programs_ = std::move(programs.by_computation);
   irs_ = std::move(programs.irs);
-  stats_.distinct_kernels = static_cast<int64_t>(program_.kernels.size());
-  stats_.codegen_seconds = program_.codegen_seconds;
-  stats_.compile_seconds = program_.ptx.seconds + program_.cubin.seconds;
-  stats_.cache_hit = program_.cubin.cache_hit;
-  stats_.shared_object = program_.cubin.path;
-  if (program_.kernels.empty()) return absl::OkStatus();
+  stats_.distinct_kernels = static_cast<int64_t>(binary_.kernels.size());
+  stats_.codegen_seconds = binary_.codegen_seconds;
+  stats_.compile_seconds = binary_.ptx.seconds + binary_.cubin.seconds;
+  stats_.cache_hit = binary_.cubin.cache_hit;
+  stats_.shared_object = binary_.cubin.path;
+  if (binary_.kernels.empty()) return absl::OkStatus();
 
   // Loading counts as compiling: the emulator compiles the kernels for
   // the host here.
   const auto load_start = std::chrono::steady_clock::now();
-  SEAM_ASSIGN_OR_RETURN(std::unique_ptr<GpuKernels> loaded, store_->device().Load(program_));
+  SEAM_ASSIGN_OR_RETURN(std::unique_ptr<GpuKernels> loaded, store_->device().Load(binary_));
   store_->set_kernels(std::move(loaded));
   stats_.compile_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   std::vector<DeviceStore::LaunchEntry>& launches = store_->launches();
   absl::flat_hash_map<std::string, int> launch_of;
-  for (size_t k = 0; k < program_.kernels.size(); ++k) {
-    const codegen::CudaKernel& kernel = program_.kernels[k];
-    cuda::LaunchShape shape{program_.resources[k].grid, kernel.threads, kernel.shared_bytes,
+  for (size_t k = 0; k < binary_.kernels.size(); ++k) {
+    const codegen::CudaKernel& kernel = binary_.kernels[k];
+    cuda::LaunchShape shape{binary_.resources[k].grid, kernel.threads, kernel.shared_bytes,
                             kernel.grid_barriers};
     if (shape.cooperative) {
       // Every block of a kernel with grid barriers must be resident: the

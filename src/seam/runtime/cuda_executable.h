@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "seam/ir/literal.h"
-#include "seam/runtime/cuda_program.h"
+#include "seam/runtime/cuda_binary.h"
 #include "seam/runtime/device_store.h"
 #include "seam/runtime/gpu_device.h"
 #include "seam/runtime/program.h"
@@ -25,12 +25,11 @@ namespace seam::runtime {
 
 class CudaExecutable {
  public:
-  // Loads `program`'s cubin on `device` and binds the steps of `programs`
+  // Loads `binary`'s cubin on `device` and binds the steps of `programs`
   // (scheduled for it) to its kernels. The module must outlive this.
   static absl::StatusOr<std::unique_ptr<CudaExecutable>> Load(const Module& module,
                                                               std::shared_ptr<GpuDevice> device,
-                                                              CudaProgram program,
-                                                              Programs programs);
+                                                              CudaBinary binary, Programs programs);
   ~CudaExecutable();
 
   // Sends the arguments to the device, runs the entry computation and
@@ -45,16 +44,14 @@ class CudaExecutable {
 
   GpuDevice& device() { return store_->device(); }
   const ExecutableStats& stats() const { return stats_; }
-  const fusion::FusionPlan& plan() const { return program_.plan; }
-  const CudaProgram& program() const { return program_; }
 
  private:
   CudaExecutable() = default;
-  absl::Status Build(const Module& module, std::shared_ptr<GpuDevice> device, CudaProgram program,
+  absl::Status Build(const Module& module, std::shared_ptr<GpuDevice> device, CudaBinary binary,
                      Programs programs);
 
   const Module* module_ = nullptr;
-  CudaProgram program_;
+  CudaBinary binary_;
   ProgramMap programs_;
   std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
   std::unique_ptr<DeviceStore> store_;

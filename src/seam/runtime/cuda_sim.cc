@@ -8,11 +8,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/prelude.h"
-#include "seam/fusion/occupancy.h"
 #include "seam/ir/float16.h"
 #include "seam/runtime/cuda_sim_launch.h"
 #include "seam/runtime/jit.h"
 #include "seam/runtime/nvrtc.h"
+#include "seam/target/occupancy.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -34,7 +34,7 @@ CompilerOptions SimCompilerOptions() {
 class SimKernels final : public GpuKernels {
  public:
   SimKernels(std::shared_ptr<SharedObject> object, std::vector<sim::SimKernel> kernels,
-             const fusion::DeviceSpec& device, sim::SimMemory& memory, uint64_t& phase)
+             const target::DeviceSpec& device, sim::SimMemory& memory, uint64_t& phase)
       : object_(std::move(object)),
         kernels_(std::move(kernels)),
         device_(device),
@@ -44,11 +44,11 @@ class SimKernels final : public GpuKernels {
   absl::StatusOr<int> MaxActiveBlocksPerMultiprocessor(
       size_t kernel, int64_t threads, int64_t dynamic_shared_bytes) const override {
     const sim::SimKernel& k = kernels_.at(kernel);
-    fusion::KernelResources used;
+    target::KernelResources used;
     used.registers = k.registers;
     used.static_shared_bytes = k.static_shared_bytes;
     used.dynamic_shared_bytes = dynamic_shared_bytes;
-    return static_cast<int>(fusion::ResidentBlocksPerUnit(device_, threads, used));
+    return static_cast<int>(target::ResidentBlocksPerUnit(device_, threads, used));
   }
 
   absl::Status Launch(size_t kernel, const cuda::LaunchShape& shape, void** args) const override {
@@ -62,7 +62,7 @@ class SimKernels final : public GpuKernels {
  private:
   std::shared_ptr<SharedObject> object_;  // the kernels' code
   std::vector<sim::SimKernel> kernels_;
-  const fusion::DeviceSpec& device_;
+  const target::DeviceSpec& device_;
   sim::SimMemory& memory_;
   uint64_t& phase_;
 };
@@ -102,7 +102,7 @@ uint16_t HalfOut(float x) { return FloatToHalf(x); }
 
 class SimDevice final : public GpuDevice {
  public:
-  explicit SimDevice(fusion::DeviceSpec spec) : spec_(std::move(spec)) {
+  explicit SimDevice(target::DeviceSpec spec) : spec_(std::move(spec)) {
     info_.name = absl::StrCat(spec_.name, " (emulated by cuda-sim)");
     info_.major = spec_.name == "a100" ? 8 : 9;
     info_.minor = 0;
@@ -146,7 +146,7 @@ class SimDevice final : public GpuDevice {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  absl::StatusOr<std::unique_ptr<GpuKernels>> Load(const CudaProgram& program) override {
+  absl::StatusOr<std::unique_ptr<GpuKernels>> Load(const CudaBinary& program) override {
     SEAM_ASSIGN_OR_RETURN(std::string source, CudaSimSource(program));
     SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(source, SimCompilerOptions()));
     SEAM_ASSIGN_OR_RETURN(void* bind, compiled.object->Symbol("seam_sim_bind"));
@@ -210,7 +210,7 @@ class SimDevice final : public GpuDevice {
   }
 
  private:
-  fusion::DeviceSpec spec_;
+  target::DeviceSpec spec_;
   cuda::DeviceInfo info_;
   sim::SimMemory memory_;
   uint64_t phase_ = 1;  // 1: the host's writes before the first launch
@@ -218,7 +218,7 @@ class SimDevice final : public GpuDevice {
 
 }  // namespace
 
-absl::StatusOr<std::string> CudaSimSource(const CudaProgram& program) {
+absl::StatusOr<std::string> CudaSimSource(const CudaBinary& program) {
   const std::string prelude = codegen::CudaPrelude();
   if (!absl::StartsWith(program.source, prelude)) {
     return absl::InternalError("cuda-sim: the .cu does not start with the CUDA prelude");
@@ -237,7 +237,7 @@ absl::StatusOr<std::string> CudaSimSource(const CudaProgram& program) {
   return source;
 }
 
-absl::Status WriteCudaSimSource(const std::string& dir, const CudaProgram& program) {
+absl::Status WriteCudaSimSource(const std::string& dir, const CudaBinary& program) {
   SEAM_ASSIGN_OR_RETURN(std::string source, CudaSimSource(program));
   const std::string path = absl::StrCat(dir, "/", program.name, ".sim.cc");
   std::ofstream out(path, std::ios::binary);
@@ -247,7 +247,7 @@ absl::Status WriteCudaSimSource(const std::string& dir, const CudaProgram& progr
 }
 
 absl::StatusOr<std::unique_ptr<GpuDevice>> OpenCudaSimDevice(const std::string& target) {
-  SEAM_ASSIGN_OR_RETURN(fusion::DeviceSpec spec, DeviceSpecForTarget(target));
+  SEAM_ASSIGN_OR_RETURN(target::DeviceSpec spec, DeviceSpecForTarget(target));
   if (absl::Status nvrtc = NvrtcAvailable(); !nvrtc.ok()) {
     return absl::UnavailableError(absl::StrCat(
         "cuda-sim takes its launch shapes from ptxas' report, through NVRTC: ", nvrtc.message()));

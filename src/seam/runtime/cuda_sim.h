@@ -18,7 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "seam/runtime/cuda_program.h"
+#include "seam/runtime/cuda_binary.h"
 #include "seam/runtime/gpu_device.h"
 
 namespace seam::runtime {
@@ -31,9 +31,9 @@ absl::StatusOr<std::unique_ptr<GpuDevice>> OpenCudaSimDevice(const std::string& 
 // The host C++ file the emulator compiles for `program`: its prelude, then
 // the kernels of `program.source` exactly as NVRTC gets them (their lines
 // numbered as in <module>.cu), then an entry point per kernel.
-absl::StatusOr<std::string> CudaSimSource(const CudaProgram& program);
+absl::StatusOr<std::string> CudaSimSource(const CudaBinary& program);
 
 // Writes CudaSimSource(program) to DIR/<module>.sim.cc.
-absl::Status WriteCudaSimSource(const std::string& dir, const CudaProgram& program);
+absl::Status WriteCudaSimSource(const std::string& dir, const CudaBinary& program);
 
 }  // namespace seam::runtime

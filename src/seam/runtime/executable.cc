@@ -30,7 +30,6 @@ absl::Status Executable::Build(const Module& module, CpuCode code,
                                const ExecutableOptions& options) {
   module_ = &module;
   profile_steps_ = options.profile_steps;
-  plan_ = std::move(code.plan);  // the steps' pointers into it stay valid
   Programs programs = std::move(code.programs);
   SEAM_RETURN_IF_ERROR(CheckMemory(module, programs));
   stats_.CountPrograms(programs);

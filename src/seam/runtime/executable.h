@@ -1,5 +1,5 @@
-// A module compiled for the CPU: its fusion plan, the generated kernels
-// built into one shared object, and per computation a schedule of steps
+// A module compiled for the CPU, as runtime loads and runs it: the
+// generated kernels built into one shared object, and per computation a schedule of steps
 // (launch a kernel, call BLAS, or run an op in the interpreter). Whatever
 // does not run compiled is listed in stats().fallbacks: never silent.
 #pragma once
@@ -12,7 +12,6 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "seam/codegen/kernel_ir.h"
-#include "seam/fusion/planner.h"
 #include "seam/ir/literal.h"
 #include "seam/runtime/host_store.h"
 #include "seam/runtime/jit.h"
@@ -22,20 +21,16 @@
 namespace seam::runtime {
 
 struct ExecutableOptions {
-  fusion::PlanOptions plan;
-  // When set: the plan (plan.txt) and the generated C++ (kernels.cc) go here.
-  std::string dump_to;
   // Time every compiled kernel launch (see Executable::kernel_profile).
   bool profile_kernels = false;
   // Time every step by what runs it (ExecutableStats::time).
   bool profile_steps = false;
 };
 
-// What the CPU compiler makes of a module: its plan, each computation's
-// schedule of steps, and the C++ of its distinct kernels.
+// What the CPU compiler makes of a module: each computation's schedule of
+// steps, and the C++ of its distinct kernels.
 struct CpuCode {
-  fusion::FusionPlan plan;
-  Programs programs;   // its steps point into `plan`
+  Programs programs;
   std::string source;  // one translation unit; empty when there are no kernels
   int64_t distinct_kernels = 0;
   double codegen_seconds = 0;
@@ -74,7 +69,6 @@ class Executable {
   void ClearKernelProfile() {
     for (KernelProfile& p : store_.profile()) p.seconds = 0, p.launches = 0;
   }
-  const fusion::FusionPlan& plan() const { return plan_; }
 
  private:
   Executable() = default;
@@ -83,7 +77,6 @@ class Executable {
   absl::Status CheckMemory(const Module& module, const Programs& programs);
 
   const Module* module_ = nullptr;
-  fusion::FusionPlan plan_;
   std::vector<std::unique_ptr<codegen::KernelIr>> irs_;
   std::shared_ptr<SharedObject> object_;
   ProgramMap programs_;

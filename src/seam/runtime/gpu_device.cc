@@ -55,7 +55,7 @@ class DriverDevice final : public GpuDevice {
     return context_->ElapsedSeconds(enqueue);
   }
 
-  absl::StatusOr<std::unique_ptr<GpuKernels>> Load(const CudaProgram& program) override {
+  absl::StatusOr<std::unique_ptr<GpuKernels>> Load(const CudaBinary& program) override {
     SEAM_ASSIGN_OR_RETURN(std::unique_ptr<cuda::Module> module,
                           context_->Load(program.cubin.cubin));
     std::vector<cuda::Function> functions;

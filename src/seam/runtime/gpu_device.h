@@ -14,12 +14,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "seam/runtime/cublas.h"
+#include "seam/runtime/cuda_binary.h"
 #include "seam/runtime/cuda_driver.h"
-#include "seam/runtime/cuda_program.h"
 
 namespace seam::runtime {
 
-// The kernels of one CudaProgram, loaded: kernel k is program.kernels[k].
+// The kernels of one CudaBinary, loaded: kernel k is binary.kernels[k].
 class GpuKernels {
  public:
   virtual ~GpuKernels() = default;
@@ -53,8 +53,8 @@ class GpuDevice {
   // cuda::Context::ElapsedSeconds).
   virtual absl::StatusOr<double> ElapsedSeconds(const std::function<absl::Status()>& enqueue) = 0;
 
-  // Loads the kernels of `program`, compiled for this device's target.
-  virtual absl::StatusOr<std::unique_ptr<GpuKernels>> Load(const CudaProgram& program) = 0;
+  // Loads the kernels of `binary`, compiled for this device's target.
+  virtual absl::StatusOr<std::unique_ptr<GpuKernels>> Load(const CudaBinary& binary) = 0;
 
   // Whether Gemm serves dots here (cuBLAS is present).
   virtual bool HasGemm() const = 0;

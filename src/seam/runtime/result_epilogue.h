@@ -1,4 +1,4 @@
-// An epilogue a library call runs on its result (fusion::Epilogue), as the
+// An epilogue a library call runs on its result (a fused epilogue), as the
 // library runners (dot, convolution) see it: a function over ranges of
 // their result, applied to each piece as soon as it is written, while it
 // is in the writing thread's cache.

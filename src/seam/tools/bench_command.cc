@@ -112,13 +112,15 @@ struct Contender {
 absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy strategy,
                                      const std::vector<Literal>& arguments,
                                      const BenchOptions& bench) {
-  runtime::ExecutableOptions options;
+  compiler::CpuOptions options;
   options.plan.strategy = strategy;
   options.plan.excess_precision = bench.excess_precision;
   options.plan.library_epilogues = !bench.no_epilogues;
   options.profile_kernels = bench.calibrate;
-  SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::Executable> executable,
+  SEAM_ASSIGN_OR_RETURN(compiler::Compiled<runtime::Executable> compiled,
                         compiler::CompileForCpu(module, options));
+  std::shared_ptr<runtime::Executable> executable = std::move(compiled.executable);
+  auto plan = std::make_shared<fusion::FusionPlan>(std::move(compiled.plan));
   // Arguments the module lets a run take over (input_output_alias) are
   // given a fresh copy before each run, untimed, as XLA's donated buffers
   // are put back between runs.
@@ -138,14 +140,13 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   executable->ClearKernelProfile();  // the warm-up stays out of the kernel profile
   Contender contender;
   contender.run = run;
-  contender.finish = [executable](StrategyResult& result) {
-    const fusion::FusionPlan& plan = executable->plan();
+  contender.finish = [executable, plan](StrategyResult& result) {
     for (const runtime::KernelProfile& p : executable->kernel_profile()) {
       if (p.launches == 0) continue;
-      const fusion::Kernel& kernel = plan.computations[p.computation].kernels[p.kernel];
+      const fusion::Kernel& kernel = plan->computations[p.computation].kernels[p.kernel];
       result.samples.push_back({kernel.cost, 1e6 * p.seconds / p.launches});
     }
-    CountWhatRan(executable->stats(), executable->plan(), result);
+    CountWhatRan(executable->stats(), *plan, result);
     return absl::OkStatus();
   };
   return contender;
@@ -160,8 +161,10 @@ absl::StatusOr<Contender> PrepareCuda(const Module& module, fusion::Strategy str
   compiler::CudaExecutableOptions options;
   options.strategy = strategy;
   options.emulate = emulate;
-  SEAM_ASSIGN_OR_RETURN(std::shared_ptr<runtime::CudaExecutable> executable,
+  SEAM_ASSIGN_OR_RETURN(compiler::Compiled<runtime::CudaExecutable> compiled,
                         compiler::CompileForCudaDevice(module, options));
+  std::shared_ptr<runtime::CudaExecutable> executable = std::move(compiled.executable);
+  auto plan = std::make_shared<fusion::FusionPlan>(std::move(compiled.plan));
   SEAM_ASSIGN_OR_RETURN(std::vector<runtime::DeviceValue> uploaded, executable->Upload(arguments));
   auto sent = std::make_shared<std::vector<runtime::DeviceValue>>(std::move(uploaded));
   auto run = [executable, sent]() -> absl::Status {
@@ -170,10 +173,10 @@ absl::StatusOr<Contender> PrepareCuda(const Module& module, fusion::Strategy str
   SEAM_RETURN_IF_ERROR(run());
   Contender contender;
   contender.run = [executable, run]() { return executable->device().ElapsedSeconds(run); };
-  contender.finish = [executable](StrategyResult& result) {
+  contender.finish = [executable, plan](StrategyResult& result) {
     // A kernel that faulted surfaces here, not in the events' times.
     SEAM_RETURN_IF_ERROR(executable->device().Synchronize());
-    CountWhatRan(executable->stats(), executable->plan(), result);
+    CountWhatRan(executable->stats(), *plan, result);
     return absl::OkStatus();
   };
   return contender;
@@ -306,7 +309,7 @@ void PrintTable(const std::string& backend, double copy_gbps,
 
 struct CostModelCheck {
   fusion::ModelAccuracy before, after;
-  fusion::DeviceSpec calibrated;
+  target::DeviceSpec calibrated;
 };
 
 // The cost model's estimates of every timed kernel against the times, as
@@ -318,7 +321,7 @@ CostModelCheck CheckCostModel(const std::vector<Workload>& workloads, double cop
       samples.insert(samples.end(), r.samples.begin(), r.samples.end());
     }
   }
-  fusion::DeviceSpec host = fusion::HostCpuSpec();
+  target::DeviceSpec host = target::HostCpuSpec();
   CostModelCheck check;
   check.before = fusion::Accuracy(samples, host);
   check.calibrated = fusion::Calibrate(host, samples, copy_gbps);
@@ -332,7 +335,7 @@ std::string AccuracyJson(const fusion::ModelAccuracy& a) {
       a.rank_correlation, a.median_abs_log2_error, a.rms_log2_error);
 }
 
-std::string ConstantsJson(const fusion::DeviceSpec& d) {
+std::string ConstantsJson(const target::DeviceSpec& d) {
   return absl::StrFormat(
       "{\"dram_gbps\": %.3f, \"cache_gbps\": %.3f, \"flops_per_ns\": %.4f, "
       "\"launch_us\": %.4f, \"grid_barrier_us\": %.4f}",

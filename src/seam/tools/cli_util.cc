@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "seam/eval/evaluator.h"
-#include "seam/runtime/cuda_program.h"
+#include "seam/runtime/cuda_binary.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
 

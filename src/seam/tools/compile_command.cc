@@ -27,7 +27,7 @@ struct CompileOptions {
   std::string dump_to;
 };
 
-void PrintKernels(const runtime::CudaProgram& program) {
+void PrintKernels(const compiler::CudaProgram& program) {
   for (const codegen::CudaKernel& k : program.kernels) {
     std::printf("// %s: %lld threads, %lld bytes shared, up to %lld blocks%s\n%s\n",
                 k.name.c_str(), static_cast<long long>(k.threads),
@@ -46,7 +46,7 @@ int Compile(const CompileOptions& options) {
   WarnUnrunnable(options.file, **module);
   // Printing the source needs no NVRTC; PTX (printed or written) does.
   bool render_only = options.emit == "cuda" && options.dump_to.empty();
-  absl::StatusOr<runtime::CudaProgram> program =
+  absl::StatusOr<compiler::CudaProgram> program =
       render_only ? compiler::RenderForCuda(**module, *strategy, options.target)
                   : compiler::CompileForCuda(**module, *strategy, options.target);
   if (!program.ok()) return FailAt(options.file, program.status());
@@ -71,7 +71,7 @@ int Compile(const CompileOptions& options) {
               program->ptx.seconds, program->ptx.cache_hit ? " (cache hit)" : "");
   // Resource feedback: what each kernel uses, how many blocks an SM holds,
   // the grid it launches, and the plan's estimate with that occupancy.
-  const fusion::DeviceSpec& device = program->plan.device;
+  const target::DeviceSpec& device = program->plan.device;
   std::printf("%-14s %7s %5s %8s %7s %9s %6s %11s %11s\n", "kernel", "threads", "regs",
               "smem", "spills", "blocks/SM", "grid", "assumed us", "measured us");
   for (size_t i = 0; i < program->kernels.size(); ++i) {

@@ -44,7 +44,7 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
     fusion::PlanOptions plan_options;
     absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options->strategy);
     if (!strategy.ok()) return Fail(strategy.status());
-    absl::StatusOr<fusion::DeviceSpec> device = fusion::DeviceSpecByName(options->device);
+    absl::StatusOr<target::DeviceSpec> device = target::DeviceSpecByName(options->device);
     if (!device.ok()) return Fail(device.status());
     plan_options.strategy = *strategy;
     plan_options.explorer = options->explorer;

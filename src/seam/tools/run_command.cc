@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "seam/compiler/cpu_compiler.h"
 #include "seam/compiler/cuda_compiler.h"
+#include "seam/compiler/module_cache.h"
 #include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
@@ -25,7 +26,6 @@
 #include "seam/passes/pipeline.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
-#include "seam/runtime/module_cache.h"
 #include "seam/text/parser.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
@@ -175,8 +175,8 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
                                     double& seconds) {
   absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options.fusion);
   if (!strategy.ok()) return strategy.status();
-  auto timed = [&](auto& executable) {
-    PrintCompiled(options, start_up, executable.stats(), executable.plan());
+  auto timed = [&](auto& executable, const fusion::FusionPlan& plan) {
+    PrintCompiled(options, start_up, executable.stats(), plan);
     auto start = std::chrono::steady_clock::now();
     absl::StatusOr<Literal> result = executable.Run(arguments);
     seconds = SecondsSince(start);
@@ -193,22 +193,22 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
     cuda_options.dump_to = options.dump_to;
     cuda_options.emulate = options.backend == "cuda-sim";
     cuda_options.target = options.target;
-    absl::StatusOr<std::unique_ptr<runtime::CudaExecutable>> executable =
+    absl::StatusOr<compiler::Compiled<runtime::CudaExecutable>> compiled =
         compiler::CompileForCudaDevice(module, cuda_options);
-    if (!executable.ok()) return executable.status();
-    return timed(**executable);
+    if (!compiled.ok()) return compiled.status();
+    return timed(**compiled, compiled->plan);
   }
-  runtime::ExecutableOptions executable_options;
-  executable_options.plan.strategy = *strategy;
-  executable_options.dump_to = options.dump_to;
-  executable_options.profile_steps = options.profile;
-  executable_options.plan.excess_precision = options.excess_precision;
-  executable_options.plan.library_epilogues = !options.no_epilogues;
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> executable =
-      compiler::CompileForCpu(module, executable_options);
-  if (!executable.ok()) return executable.status();
-  absl::StatusOr<Literal> result = timed(**executable);
-  if (result.ok() && options.profile) PrintProfile(**executable, module, arguments);
+  compiler::CpuOptions cpu_options;
+  cpu_options.plan.strategy = *strategy;
+  cpu_options.dump_to = options.dump_to;
+  cpu_options.profile_steps = options.profile;
+  cpu_options.plan.excess_precision = options.excess_precision;
+  cpu_options.plan.library_epilogues = !options.no_epilogues;
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> compiled =
+      compiler::CompileForCpu(module, cpu_options);
+  if (!compiled.ok()) return compiled.status();
+  absl::StatusOr<Literal> result = timed(**compiled, compiled->plan);
+  if (result.ok() && options.profile) PrintProfile(**compiled, module, arguments);
   return result;
 }
 
@@ -230,8 +230,8 @@ int Run(const RunOptions& options) {
   if (pipeline.has_value()) {
     PipelineOptions pipeline_options;
     pipeline_options.verify_each = options.verify;
-    absl::StatusOr<runtime::OptimizedModule> optimized =
-        runtime::LoadOptimizedModule(options.file, *pipeline, pipeline_options, load);
+    absl::StatusOr<compiler::OptimizedModule> optimized =
+        compiler::LoadOptimizedModule(options.file, *pipeline, pipeline_options, load);
     if (!optimized.ok()) return Fail(optimized.status());
     module = std::move(optimized->module);
     start_up.parse = optimized->parse_seconds;

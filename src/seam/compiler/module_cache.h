@@ -21,7 +21,7 @@
 #include "seam/ir/module.h"
 #include "seam/passes/pipeline.h"
 
-namespace seam::runtime {
+namespace seam::compiler {
 
 struct OptimizedModule {
   std::unique_ptr<Module> module;
@@ -42,4 +42,4 @@ absl::StatusOr<OptimizedModule> OptimizeModuleText(
     const std::string& text, Pipeline& pipeline, const PipelineOptions& options,
     absl::FunctionRef<absl::StatusOr<std::unique_ptr<Module>>()> load);
 
-}  // namespace seam::runtime
+}  // namespace seam::compiler

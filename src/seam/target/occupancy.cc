@@ -1,13 +1,13 @@
-#include "seam/fusion/occupancy.h"
+#include "seam/target/occupancy.h"
 
 #include <algorithm>
 
-namespace seam::fusion {
+namespace seam::target {
 namespace {
 
 constexpr int64_t kWarp = 32;
-constexpr int64_t kMaxBlocksPerSm = 32;      // sm_80 and sm_90
-constexpr int64_t kRegisterUnit = 256;       // registers are allocated per warp in these
+constexpr int64_t kMaxBlocksPerSm = 32;            // sm_80 and sm_90
+constexpr int64_t kRegisterUnit = 256;             // registers are allocated per warp in these
 constexpr int64_t kSharedReservedPerBlock = 1024;  // the driver's own share of each block
 
 int64_t RoundUp(int64_t n, int64_t unit) { return (n + unit - 1) / unit * unit; }
@@ -33,8 +33,9 @@ int64_t ResidentBlocksPerUnit(const DeviceSpec& device, int64_t threads,
 
 int64_t RegisterCap(const DeviceSpec& device, int64_t threads) {
   constexpr int64_t kMaxRegistersPerThread = 255;
-  int64_t per_thread = device.registers_per_unit / std::max<int64_t>(kWarp, RoundUp(threads, kWarp));
+  int64_t per_thread =
+      device.registers_per_unit / std::max<int64_t>(kWarp, RoundUp(threads, kWarp));
   return std::min(kMaxRegistersPerThread, per_thread / 8 * 8);
 }
 
-}  // namespace seam::fusion
+}  // namespace seam::target

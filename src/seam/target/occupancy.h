@@ -8,15 +8,15 @@
 
 #include <cstdint>
 
-#include "seam/fusion/device_spec.h"
+#include "seam/target/device_spec.h"
 
-namespace seam::fusion {
+namespace seam::target {
 
 struct KernelResources {
-  int64_t registers = 0;           // per thread
-  int64_t static_shared_bytes = 0;  // __shared__ arrays the compiler placed
+  int64_t registers = 0;             // per thread
+  int64_t static_shared_bytes = 0;   // __shared__ arrays the compiler placed
   int64_t dynamic_shared_bytes = 0;  // tile buffers sized at launch
-  int64_t spill_bytes = 0;          // spill stores + loads: registers that did not fit
+  int64_t spill_bytes = 0;           // spill stores + loads: registers that did not fit
   int64_t stack_bytes = 0;
 };
 
@@ -30,4 +30,4 @@ int64_t ResidentBlocksPerUnit(const DeviceSpec& device, int64_t threads,
 // the compiler assume): at this cap, more live values spill.
 int64_t RegisterCap(const DeviceSpec& device, int64_t threads);
 
-}  // namespace seam::fusion
+}  // namespace seam::target

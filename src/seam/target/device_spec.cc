@@ -1,4 +1,4 @@
-#include "seam/fusion/device_spec.h"
+#include "seam/target/device_spec.h"
 
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "seam/util/machine.h"
 
-namespace seam::fusion {
+namespace seam::target {
 namespace {
 
 // Per-block limits shared by NVIDIA's data-center GPUs since Volta.
@@ -100,7 +100,8 @@ void ApplyCalibration(DeviceSpec& d) {
   if (!constants.is_object()) return;
   auto take = [&](const char* key, double& field) {
     auto it = constants.find(key);
-    if (it != constants.end() && it->is_number() && it->get<double>() > 0) field = it->get<double>();
+    if (it != constants.end() && it->is_number() && it->get<double>() > 0)
+      field = it->get<double>();
   };
   take("dram_gbps", d.dram_gbps);
   take("cache_gbps", d.cache_gbps);
@@ -147,4 +148,4 @@ absl::StatusOr<DeviceSpec> DeviceSpecByName(absl::string_view name) {
       absl::StrCat("unknown device '", name, "': expected cpu, h100 or a100"));
 }
 
-}  // namespace seam::fusion
+}  // namespace seam::target

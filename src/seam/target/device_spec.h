@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace seam::fusion {
+namespace seam::target {
 
 enum class DeviceKind : uint8_t { kCpu, kGpu };
 
@@ -34,14 +34,14 @@ struct DeviceSpec {
   int64_t last_level_cache_bytes = 0;
   // Bytes of one vector access (128-bit loads on GPUs, the SIMD width on CPUs).
   int64_t vector_bytes = 16;
-  double dram_gbps = 0;          // DRAM (HBM) bandwidth
-  double cache_gbps = 0;         // L2 bandwidth: where global-scheme values live
-  double flops_per_ns = 0;       // simple fp32 ops, whole device
+  double dram_gbps = 0;            // DRAM (HBM) bandwidth
+  double cache_gbps = 0;           // L2 bandwidth: where global-scheme values live
+  double flops_per_ns = 0;         // simple fp32 ops, whole device
   double transcendental_cost = 8;  // in simple-op units: exp, log, tanh...
   double division_cost = 2;        // divide, sqrt, rsqrt
-  double launch_us = 0;          // a kernel launch (GPU) or a parallel region (CPU)
-  double block_barrier_us = 0;   // __syncthreads (GPU); nothing on a CPU tile
-  double grid_barrier_us = 0;    // a grid-wide barrier inside a kernel
+  double launch_us = 0;            // a kernel launch (GPU) or a parallel region (CPU)
+  double block_barrier_us = 0;     // __syncthreads (GPU); nothing on a CPU tile
+  double grid_barrier_us = 0;      // a grid-wide barrier inside a kernel
 
   bool is_gpu() const { return kind == DeviceKind::kGpu; }
   // Blocks that run at once: a grid barrier needs all of its blocks resident.
@@ -58,4 +58,4 @@ DeviceSpec HostCpuSpec();
 // "cpu", "h100" or "a100".
 absl::StatusOr<DeviceSpec> DeviceSpecByName(absl::string_view name);
 
-}  // namespace seam::fusion
+}  // namespace seam::target

@@ -1,4 +1,4 @@
-#include "seam/runtime/module_cache.h"
+#include "seam/compiler/module_cache.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 #include "seam/text/printer.h"
 #include "seam/util/status_macros.h"
 
-namespace seam::runtime {
+namespace seam::compiler {
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,8 +35,8 @@ const std::string& BuildIdentity() {
   static const std::string* identity = [] {
     Dl_info info;
     struct stat st;
-    if (dladdr(reinterpret_cast<void*>(&BuildIdentity), &info) == 0 ||
-        info.dli_fname == nullptr || stat(info.dli_fname, &st) != 0) {
+    if (dladdr(reinterpret_cast<void*>(&BuildIdentity), &info) == 0 || info.dli_fname == nullptr ||
+        stat(info.dli_fname, &st) != 0) {
       // Unknown: a key no other process shares, so nothing stale is used.
       return new std::string(absl::StrFormat("pid %d", getpid()));
     }
@@ -62,7 +62,7 @@ absl::StatusOr<std::unique_ptr<Module>> ReadEntry(const std::string& entry,
   const std::string header = text.substr(0, header_end);
   if (header_end == std::string::npos) return absl::DataLossError("no header");
   std::string body = text.substr(header_end + 1);
-  if (header != absl::StrCat(kHeader, key, " body=", StableHash(body))) {
+  if (header != absl::StrCat(kHeader, key, " body=", runtime::StableHash(body))) {
     return absl::DataLossError(absl::StrCat(entry, " is not the entry it is named after"));
   }
   return ParseHloModule(body, entry);
@@ -89,7 +89,7 @@ void WriteEntry(const std::string& entry, const std::string& key, const Module& 
       absl::StrFormat("%s.tmp.%d.%x", entry, getpid(), std::random_device{}());
   {
     std::ofstream out(temporary, std::ios::binary);
-    out << kHeader << key << " body=" << StableHash(body) << "\n" << body;
+    out << kHeader << key << " body=" << runtime::StableHash(body) << "\n" << body;
     if (!out) {
       std::error_code ignored;
       fs::remove(temporary, ignored);
@@ -115,10 +115,11 @@ absl::StatusOr<OptimizedModule> Optimize(
   auto start = std::chrono::steady_clock::now();
   std::string key, entry;
   absl::StatusOr<std::string> dir = absl::UnavailableError("not cached");
-  if (Cacheable(options)) dir = CacheDirectory();
+  if (Cacheable(options)) dir = runtime::CacheDirectory();
   if (dir.ok() && text.ok()) {
-    key = StableHash(absl::StrCat(*text, "\npasses: ", pipeline.ToString(), " at most ",
-                                  options.max_fixpoint_iterations, "\nbuild: ", BuildIdentity()));
+    key = runtime::StableHash(absl::StrCat(*text, "\npasses: ", pipeline.ToString(), " at most ",
+                                           options.max_fixpoint_iterations,
+                                           "\nbuild: ", BuildIdentity()));
     entry = absl::StrCat(*dir, "/", key, ".hlo");
     if (fs::exists(entry)) {
       absl::StatusOr<std::unique_ptr<Module>> cached = ReadEntry(entry, key);
@@ -158,4 +159,4 @@ absl::StatusOr<OptimizedModule> OptimizeModuleText(
   return Optimize(text, pipeline, options, load);
 }
 
-}  // namespace seam::runtime
+}  // namespace seam::compiler
