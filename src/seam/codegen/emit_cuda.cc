@@ -26,12 +26,6 @@ namespace {
 
 std::string Ind(int n) { return std::string(n, ' '); }
 
-int64_t NextPowerOfTwo(int64_t n) {
-  int64_t p = 1;
-  while (p < n) p <<= 1;
-  return p;
-}
-
 // Bytes of one element of a tile buffer (TileType).
 int64_t TileElementBytes(DType t) {
   if (t == DType::kPred) return 1;
@@ -42,12 +36,12 @@ constexpr int64_t kWarp = 32;
 
 class CudaKernelEmitter {
  public:
-  CudaKernelEmitter(const KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads)
-      : ir_(ir), device_(device), max_threads_(max_threads) {}
+  CudaKernelEmitter(const KernelIr& ir, const target::DeviceSpec& device)
+      : ir_(ir), device_(device) {}
 
   absl::StatusOr<CudaKernel> Emit() {
     kernel_.name = ir_.name;
-    kernel_.threads = BlockThreads();
+    kernel_.threads = ir_.block_threads;
     kernel_.parameters = static_cast<int64_t>(ir_.buffers.size());
     std::vector<bool> barrier = BarrierBeforePhase(ir_);
     kernel_.grid_barriers = std::find(barrier.begin(), barrier.end(), true) != barrier.end();
@@ -96,15 +90,6 @@ class CudaKernelEmitter {
   void Line(int indent, const std::string& s) { absl::StrAppend(&text_, Ind(indent), s, "\n"); }
   void Lines(const std::vector<std::string>& lines) {
     for (const std::string& line : lines) Line(0, line);
-  }
-
-  // Enough threads for the widest stage's block, a whole number of warps.
-  int64_t BlockThreads() const {
-    int64_t widest = kWarp;
-    for (const Stage& s : ir_.stages) widest = std::max(widest, s.mapping.threads_per_block);
-    int64_t limit = device_.max_threads_per_block > 0 ? device_.max_threads_per_block : 1024;
-    if (max_threads_ > 0) limit = std::min(limit, std::max(kWarp, max_threads_));
-    return std::min(limit, NextPowerOfTwo(widest));
   }
 
   // Tile buffers: the stages' regional values.
@@ -166,8 +151,8 @@ class CudaKernelEmitter {
   absl::Status EmitTilePhase(size_t begin, size_t end) {
     const Stage& first = ir_.stages[begin];
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, first);
-    group_ = std::min(NextPowerOfTwo(rpb), kernel_.threads);
-    lanes_ = kernel_.threads / group_;
+    group_ = first.layout.group;
+    lanes_ = first.layout.lanes;
     NoteBlocks(tasks);
     Line(2, "{");
     Line(4, absl::StrCat("const int64_t lr = threadIdx.x / ", lanes_, ", lane = threadIdx.x % ",
@@ -191,13 +176,6 @@ class CudaKernelEmitter {
     Line(4, "}");
     Line(2, "}");
     return absl::OkStatus();
-  }
-
-  // Elements a thread takes at once along a row: the mapping's vector
-  // width when rows are a whole number of vectors.
-  static int64_t Vector(const Stage& s) {
-    int64_t v = std::max<int64_t>(1, s.mapping.vector_width);
-    return s.RowLength() % v == 0 ? v : 1;
   }
 
   // Opens the loop over a thread's elements of [`begin`, `end`) of a row
@@ -318,7 +296,7 @@ class CudaKernelEmitter {
       // One chain over more buffers than a loop should hold (a select over
       // dozens of cache slices) takes one element at a time: unrolled by a
       // vector it would keep a vector of each live and spill.
-      const int64_t vector = loop.buffers > kBuffersPerLoop ? 1 : Vector(part);
+      const int64_t vector = loop.buffers > kBuffersPerLoop ? 1 : part.layout.vector;
       SEAM_RETURN_IF_ERROR(EmitElementwiseLoop(part, rpb, bpr, vector));
     }
     return absl::OkStatus();
@@ -374,7 +352,7 @@ class CudaKernelEmitter {
     Line(8, absl::StrCat("const bool live = rb0 + lr < ", rpb, " && r < r1;"));
     DeclareAccumulators(s, 8);
     Line(8, "if (live) {");
-    int64_t vector = Vector(s);
+    int64_t vector = s.layout.vector;
     int indent = OpenRowLoop(10, "0", absl::StrCat(length), vector);
     std::vector<std::string> body;
     ElementalEmitter e(ir_, RenderedNames(ir_), Computed(s), &body, indent);
@@ -482,8 +460,8 @@ class CudaKernelEmitter {
                                 int64_t per_chunk) {
     int64_t tasks = s.chunks * split.kept;
     NoteBlocks(tasks);
-    group_ = 1;
-    lanes_ = kernel_.threads;
+    group_ = s.layout.group;
+    lanes_ = s.layout.lanes;
     Line(2, "{");
     Line(4, "const int64_t lr = 0, lane = threadIdx.x;");
     Line(4, absl::StrCat("for (int64_t task = blockIdx.x; task < ", tasks, "; task += gridDim.x) {"));
@@ -532,7 +510,6 @@ class CudaKernelEmitter {
 
   const KernelIr& ir_;
   const target::DeviceSpec& device_;
-  int64_t max_threads_;
   CudaKernel kernel_;
   std::string text_;
   std::string shared_;  // the shared arrays' declarations
@@ -542,9 +519,8 @@ class CudaKernelEmitter {
 
 }  // namespace
 
-absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device,
-                                          int64_t max_threads) {
-  return CudaKernelEmitter(ir, device, max_threads).Emit();
+absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device) {
+  return CudaKernelEmitter(ir, device).Emit();
 }
 
 std::string CudaSourceFile(const std::vector<CudaKernel>& kernels) {

@@ -31,12 +31,10 @@ struct CudaKernel {
   bool grid_barriers = false;  // needs a cooperative launch
 };
 
-// Unimplemented when the tile buffers need more shared memory than a block
-// of `device` has. Blocks get enough threads for the widest stage's
-// mapping, at most `max_threads` (0: the device's limit); fewer threads
-// loop more (the relax step when a kernel's registers spill).
-absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device,
-                                          int64_t max_threads = 0);
+// Renders `ir` as laid out on its threads (MapGpuThreads). Unimplemented
+// when the tile buffers need more shared memory than a block of `device`
+// has.
+absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device);
 
 // One NVRTC program: the prelude, then the kernels.
 std::string CudaSourceFile(const std::vector<CudaKernel>& kernels);

@@ -34,6 +34,16 @@ enum class LoopKind : uint8_t {
   kPartialReduce,
 };
 
+// How a stage's elements meet a GPU block's threads: `group` rows of the
+// block's task at a time, `lanes` threads along each row (striding it,
+// coalesced), `vector` consecutive elements a thread takes per step (rows
+// a whole number of vectors load as 128-bit accesses).
+struct ThreadLayout {
+  int64_t group = 1;
+  int64_t lanes = 1;
+  int64_t vector = 1;
+};
+
 struct Stage {
   int group = 0;
   LoopKind kind = LoopKind::kElementwise;
@@ -51,6 +61,7 @@ struct Stage {
   std::vector<bool> folded;
   int64_t chunks = 1;
   fusion::ThreadMapping mapping;
+  ThreadLayout layout;  // GPU kernels (MapGpuThreads)
   int phase = 0;  // kPartialReduce takes two: folding and combining
 
   int64_t Rows() const;
@@ -78,6 +89,9 @@ struct KernelIr {
   std::vector<KernelBuffer> buffers;
   std::vector<Stage> stages;
   int phases = 0;
+  // GPU kernels: the threads of a block, a whole number of warps
+  // (MapGpuThreads); 0 on the CPU.
+  int64_t block_threads = 0;
   // Every value read from memory inside the kernel, and where.
   absl::flat_hash_map<const Instruction*, Storage> storage;
   // For tile values: the stage (and so phase) writing them.
@@ -108,6 +122,13 @@ using LoweredPlan = std::vector<std::vector<LoweredKernel>>;
 // Whether generated code computes `i`: its element types, its op and, for an
 // elementwise op, its scalar expression; Unimplemented says why not.
 absl::Status CheckGenerated(const Instruction& i);
+
+// Decides how a GPU kernel's stages meet its threads: a block of enough
+// threads for the widest stage's block, a whole number of warps, at most
+// `max_threads` (0: the device's limit; fewer threads raise the register
+// cap of a kernel that spilled), and each stage's ThreadLayout. LowerKernel
+// calls it for a GPU device.
+void MapGpuThreads(KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads = 0);
 
 // Lowers a planned kernel. Unimplemented when the kernel holds what
 // generated code does not compute (complex types, variadic reduces...): the

@@ -19,6 +19,12 @@ namespace seam::codegen {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+inline int64_t NextPowerOfTwo(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
 // The reducer lambda of reduction `r`: "reducer<n>", n its position among
 // all the kernel's reductions.
 std::string ReducerName(const KernelIr& ir, const Instruction* r);

@@ -27,14 +27,11 @@ using runtime::NvrtcResult;
 
 namespace {
 
-// Renders the lowered kernel `l` under its thread cap, if any.
+// Renders the lowered kernel `l`.
 void Render(CudaProgram& program, const LoweredKernel& l) {
-  auto cap = program.thread_caps.find(l.name);
-  program.rendered.insert_or_assign(
-      l.name, l.ir.ok()
-                  ? codegen::EmitCudaKernel(*l.ir, program.plan.device,
-                                            cap == program.thread_caps.end() ? 0 : cap->second)
-                  : absl::StatusOr<codegen::CudaKernel>(l.ir.status()));
+  program.rendered.insert_or_assign(l.name,
+                                    l.ir.ok() ? codegen::EmitCudaKernel(*l.ir, program.plan.device)
+                                              : absl::StatusOr<codegen::CudaKernel>(l.ir.status()));
 }
 
 // The program's distinct kernels and .cu file from what is rendered, in
@@ -149,7 +146,7 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
     if (round == kRelaxRounds) return program;
     // Only spills under the register cap of the launch bounds: fewer
     // threads raise the cap. (Spills below it are ptxas' own choice.)
-    std::vector<const LoweredKernel*> spilled;
+    std::vector<LoweredKernel*> spilled;
     for (size_t i = 0; i < program.kernels.size(); ++i) {
       const codegen::CudaKernel& k = program.kernels[i];
       const target::KernelResources& used = program.resources[i].used;
@@ -157,18 +154,18 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
       if (used.spill_bytes == 0 || !capped || k.threads <= kFewestThreads) continue;
       program.relaxed.push_back(absl::StrCat(k.name, ": ", k.threads, " -> ", k.threads / 2,
                                              " threads (", used.spill_bytes, " bytes of spills)"));
-      for (const std::vector<LoweredKernel>& computation : program.lowered) {
-        for (const LoweredKernel& l : computation) {
+      for (std::vector<LoweredKernel>& computation : program.lowered) {
+        for (LoweredKernel& l : computation) {
           auto symbol = program.symbol_of_name.find(l.name);
           if (symbol == program.symbol_of_name.end() || symbol->second != k.name) continue;
-          program.thread_caps[l.name] = k.threads / 2;
+          codegen::MapGpuThreads(*l.ir, program.plan.device, k.threads / 2);
           spilled.push_back(&l);
         }
       }
     }
     if (spilled.empty()) return program;
     auto start = std::chrono::steady_clock::now();
-    for (const LoweredKernel* l : spilled) Render(program, *l);
+    for (LoweredKernel* l : spilled) Render(program, *l);
     Assemble(program);
     program.codegen_seconds += SecondsSince(start);
   }

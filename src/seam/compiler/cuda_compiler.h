@@ -32,10 +32,9 @@ struct CudaProgram : runtime::CudaBinary {
   // Every planned kernel lowered once: rendered here, and bound to its
   // buffers by the schedule that launches it.
   codegen::LoweredPlan lowered;
-  // Each lowered kernel as rendered, by planned name, with at most
-  // thread_caps' threads where a cap is set.
+  // Each lowered kernel as rendered, by planned name (a kernel that
+  // spilled is laid out again on fewer threads, and rendered again).
   absl::flat_hash_map<std::string, absl::StatusOr<codegen::CudaKernel>> rendered;
-  absl::flat_hash_map<std::string, int64_t> thread_caps;
   // The symbol each generated planned kernel launches, and by planned
   // kernel name ("seam_c<computation>_k<id>").
   absl::flat_hash_map<const fusion::Kernel*, std::string> symbol_of;
