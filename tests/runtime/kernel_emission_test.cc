@@ -2,8 +2,12 @@
 // once; the source file it compiles is nonetheless the same on one thread
 // as on several (the kernel cache is keyed by that source, so a warm start
 // must find what an earlier run compiled). A kernel's output that is
-// another output's values reshaped reads them where they are computed.
+// another output's values reshaped reads them where they are computed. A
+// dump that cannot be written fails the compile.
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 
 #include "backends.h"
 #include "gtest/gtest.h"
@@ -124,6 +128,34 @@ ENTRY e {
     std::vector<Literal> arguments = RandomArguments(*module->entry(), seed);
     testing::ExpectSameAsInterpreter(**executable, *module, arguments);
   }
+}
+
+// A dump the user asked for that cannot be written is an error naming the
+// path, not a compile that quietly leaves the files out.
+TEST(KernelEmission, ADumpThatCannotBeWrittenIsAnError) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule twice
+
+ENTRY e {
+  x = f32[8] parameter(0)
+  ROOT y = f32[8] add(x, x)
+}
+)",
+                                                       "twice");
+  ASSERT_NE(module, nullptr);
+  // The dump's directory exists, but where plan.txt would go there is a
+  // directory.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("seam_unwritable_dump_" + std::to_string(::getpid()));
+  const std::filesystem::path plan = dir / "plan.txt";
+  std::filesystem::create_directories(plan);
+  compiler::CpuOptions options;
+  options.dump_to = dir.string();
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, options);
+  EXPECT_FALSE(executable.ok());
+  EXPECT_NE(executable.status().message().find(plan.string()), std::string::npos)
+      << executable.status();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 #include "seam/compiler/cpu_compiler.h"
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/emit_cpu.h"
@@ -11,6 +9,7 @@
 #include "seam/compiler/program_builder.h"
 #include "seam/fusion/plan_printer.h"
 #include "seam/runtime/host_blas.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::compiler {
@@ -18,13 +17,9 @@ namespace {
 
 absl::Status Dump(const std::string& dir, const fusion::FusionPlan& plan,
                   const std::string& source) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
-  std::ofstream(dir + "/plan.txt") << fusion::PlanToText(plan);
-  std::ofstream(dir + "/kernels.cc") << source;
-  return absl::OkStatus();
+  SEAM_RETURN_IF_ERROR(CreateDirectories(dir));
+  SEAM_RETURN_IF_ERROR(WriteFile(dir + "/plan.txt", fusion::PlanToText(plan)));
+  return WriteFile(dir + "/kernels.cc", source);
 }
 
 // The schedules and kernel source of `plan`; with options.dump_to, plan.txt

@@ -1,8 +1,6 @@
 #include "seam/compiler/cuda_compiler.h"
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +12,7 @@
 #include "seam/runtime/cuda_driver.h"
 #include "seam/runtime/cuda_sim.h"
 #include "seam/runtime/host_blas.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::compiler {
@@ -171,23 +170,9 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
   }
 }
 
-namespace {
-
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::Status WriteCudaProgram(const std::string& dir, const std::string& name,
                               const std::string& target, const CudaProgram& program) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    return absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", error.message()));
+  SEAM_RETURN_IF_ERROR(CreateDirectories(dir));
   std::string stem = absl::StrCat(dir, "/", name);
   absl::Status written = WriteFile(stem + ".cu", program.source);
   if (written.ok()) written = WriteFile(stem + ".plan.txt", fusion::PlanToText(program.plan));

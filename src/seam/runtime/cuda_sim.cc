@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -13,6 +12,7 @@
 #include "seam/runtime/jit.h"
 #include "seam/runtime/nvrtc.h"
 #include "seam/target/occupancy.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -239,11 +239,7 @@ absl::StatusOr<std::string> CudaSimSource(const CudaBinary& program) {
 
 absl::Status WriteCudaSimSource(const std::string& dir, const CudaBinary& program) {
   SEAM_ASSIGN_OR_RETURN(std::string source, CudaSimSource(program));
-  const std::string path = absl::StrCat(dir, "/", program.name, ".sim.cc");
-  std::ofstream out(path, std::ios::binary);
-  out << source;
-  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFile(absl::StrCat(dir, "/", program.name, ".sim.cc"), source);
 }
 
 absl::StatusOr<std::unique_ptr<GpuDevice>> OpenCudaSimDevice(const std::string& target) {
