@@ -10,8 +10,6 @@
 #include "seam/codegen/emit_cuda.h"
 
 #include <algorithm>
-#include <functional>
-#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -199,105 +197,11 @@ class CudaKernelEmitter {
     Line(indent, "}");
   }
 
-  // An elementwise stage touching many buffers runs as several loops over
-  // its rows, each storing some of its roots: a horizontal fusion of
-  // independent chains (an optimizer updating hundreds of tensors) would
-  // otherwise keep every buffer's pointer live through one loop body and
-  // spill thousands of bytes. Roots that share a computed value or read a
-  // same full-size input stay in one loop, so nothing is computed or read
-  // twice; loops are packed up to kBuffersPerLoop buffers.
-  static constexpr int64_t kBuffersPerLoop = 16;
-
-  struct RootLoop {
-    std::vector<const Instruction*> roots;
-    int64_t buffers = 0;
-  };
-
-  std::vector<RootLoop> RootLoops(const Stage& s) const {
-    const absl::flat_hash_set<const Instruction*> computed = Computed(s);
-    const int64_t elements =
-        std::accumulate(s.dims.begin(), s.dims.end(), int64_t{1}, std::multiplies<int64_t>());
-    const size_t n = s.roots.size();
-    std::vector<size_t> parent(n);
-    for (size_t k = 0; k < n; ++k) parent[k] = k;
-    auto find = [&](size_t k) {
-      while (parent[k] != k) k = parent[k] = parent[parent[k]];
-      return k;
-    };
-    auto full_size_buffer = [&](const Instruction* v) {
-      auto storage = ir_.storage.find(v);
-      return storage != ir_.storage.end() && storage->second != Storage::kTile &&
-             v->shape().ElementCount().value_or(0) == elements;
-    };
-    // Computed values that read a full-size buffer: worth sharing. (Others,
-    // broadcasts of scalars, are recomputed in each loop for free.)
-    absl::flat_hash_set<const Instruction*> heavy;
-    for (const Instruction* m : s.members) {  // post order
-      for (const Instruction* o : m->operands()) {
-        if (heavy.contains(o) || (!computed.contains(o) && full_size_buffer(o))) heavy.insert(m);
-      }
-    }
-    absl::flat_hash_map<const Instruction*, size_t> first_root;  // shared nodes
-    std::vector<absl::flat_hash_set<const Instruction*>> buffers(n);
-    for (size_t k = 0; k < n; ++k) {
-      std::vector<const Instruction*> stack = {s.roots[k]};
-      absl::flat_hash_set<const Instruction*> seen;
-      while (!stack.empty()) {
-        const Instruction* v = stack.back();
-        stack.pop_back();
-        if (!seen.insert(v).second) continue;
-        const bool inside = computed.contains(v);
-        auto storage = ir_.storage.find(v);
-        const bool buffer = storage != ir_.storage.end() && storage->second != Storage::kTile;
-        if (buffer && (!inside || v == s.roots[k])) buffers[k].insert(v);
-        if (inside ? heavy.contains(v) : full_size_buffer(v)) {
-          auto [it, fresh] = first_root.try_emplace(v, k);
-          if (!fresh) parent[find(k)] = find(it->second);
-        }
-        if (inside) {
-          for (const Instruction* o : v->operands()) stack.push_back(o);
-        }
-      }
-    }
-    absl::flat_hash_set<const Instruction*> all;
-    for (const auto& b : buffers) all.insert(b.begin(), b.end());
-    const auto count = [](const absl::flat_hash_set<const Instruction*>& b) {
-      return static_cast<int64_t>(b.size());
-    };
-    if (count(all) <= kBuffersPerLoop) return {RootLoop{s.roots, count(all)}};
-    // Components in the order of their first root, packed into loops.
-    std::vector<std::vector<size_t>> components;
-    absl::flat_hash_map<size_t, size_t> component_of;
-    for (size_t k = 0; k < n; ++k) {
-      auto [it, fresh] = component_of.try_emplace(find(k), components.size());
-      if (fresh) components.emplace_back();
-      components[it->second].push_back(k);
-    }
-    std::vector<RootLoop> loops;
-    absl::flat_hash_set<const Instruction*> in_loop;
-    for (const std::vector<size_t>& component : components) {
-      absl::flat_hash_set<const Instruction*> mine;
-      for (size_t k : component) mine.insert(buffers[k].begin(), buffers[k].end());
-      if (loops.empty() || count(in_loop) + count(mine) > kBuffersPerLoop) {
-        loops.emplace_back();
-        in_loop.clear();
-      }
-      for (size_t k : component) loops.back().roots.push_back(s.roots[k]);
-      in_loop.insert(mine.begin(), mine.end());
-      loops.back().buffers = count(in_loop);
-    }
-    return loops;
-  }
-
   absl::Status EmitElementwise(const Stage& s, int64_t rpb, int64_t bpr) {
-    for (RootLoop& loop : RootLoops(s)) {
+    for (const RootLoop& loop : s.layout.loops) {
       Stage part = s;
-      part.roots = std::move(loop.roots);
-      // One chain over more buffers than a loop should hold (a select over
-      // dozens of cache slices) takes one element at a time: unrolled by a
-      // vector it would keep a vector of each live and spill.
-      const int64_t vector = loop.buffers > kBuffersPerLoop ? 1 : part.layout.vector;
-      SEAM_RETURN_IF_ERROR(EmitElementwiseLoop(part, rpb, bpr, vector));
+      part.roots = loop.roots;
+      SEAM_RETURN_IF_ERROR(EmitElementwiseLoop(part, rpb, bpr, loop.vector));
     }
     return absl::OkStatus();
   }

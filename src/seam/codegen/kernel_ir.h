@@ -34,14 +34,23 @@ enum class LoopKind : uint8_t {
   kPartialReduce,
 };
 
+// One loop over an elementwise stage's rows, storing some of its roots,
+// `vector` elements a thread step.
+struct RootLoop {
+  std::vector<const Instruction*> roots;
+  int64_t vector = 1;
+};
+
 // How a stage's elements meet a GPU block's threads: `group` rows of the
 // block's task at a time, `lanes` threads along each row (striding it,
 // coalesced), `vector` consecutive elements a thread takes per step (rows
-// a whole number of vectors load as 128-bit accesses).
+// a whole number of vectors load as 128-bit accesses); an elementwise
+// stage's roots in one loop or several.
 struct ThreadLayout {
   int64_t group = 1;
   int64_t lanes = 1;
   int64_t vector = 1;
+  std::vector<RootLoop> loops;
 };
 
 struct Stage {

@@ -4,7 +4,6 @@
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/kernel_ir.h"
-#include "seam/codegen/render_common.h"
 #include "seam/codegen/scalar_expr.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
@@ -229,35 +228,6 @@ absl::Status CheckGenerated(const Instruction& i) {
   if (!IsElementwise(i.opcode())) return absl::OkStatus();
   std::vector<std::string> operands(i.operand_count(), "x");
   return ScalarExpr(i, operands).status();
-}
-
-void MapGpuThreads(KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads) {
-  constexpr int64_t kWarp = 32;
-  int64_t widest = kWarp;
-  for (const Stage& s : ir.stages) widest = std::max(widest, s.mapping.threads_per_block);
-  int64_t limit = device.max_threads_per_block > 0 ? device.max_threads_per_block : 1024;
-  if (max_threads > 0) limit = std::min(limit, std::max(kWarp, max_threads));
-  ir.block_threads = std::min(limit, NextPowerOfTwo(widest));
-  for (size_t k = 0; k < ir.stages.size();) {
-    // A tile phase's stages share its first stage's rows per block.
-    size_t end = k + 1;
-    while (end < ir.stages.size() && ir.stages[end].phase == ir.stages[k].phase) ++end;
-    ThreadLayout tile;
-    if (ir.stages[k].kind == LoopKind::kPartialReduce) {
-      tile.lanes =
-          ir.block_threads;  // a block folds one chunk (when the innermost dimension folds)
-    } else {
-      tile.group =
-          std::min(NextPowerOfTwo(TileTasksOf(ir, ir.stages[k]).rows_per_block), ir.block_threads);
-      tile.lanes = ir.block_threads / tile.group;
-    }
-    for (; k < end; ++k) {
-      Stage& s = ir.stages[k];
-      s.layout = tile;
-      const int64_t vector = std::max<int64_t>(1, s.mapping.vector_width);
-      s.layout.vector = s.RowLength() % vector == 0 ? vector : 1;
-    }
-  }
 }
 
 absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target::DeviceSpec& device,
