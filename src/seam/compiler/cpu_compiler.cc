@@ -64,6 +64,12 @@ absl::StatusOr<runtime::CpuCode> Generate(const fusion::FusionPlan& plan,
 
 }  // namespace
 
+absl::StatusOr<std::string> RenderForCpu(const Module& module, const CpuOptions& options) {
+  SEAM_ASSIGN_OR_RETURN(fusion::FusionPlan plan, fusion::PlanModule(module, options.plan));
+  SEAM_ASSIGN_OR_RETURN(runtime::CpuCode code, Generate(plan, options));
+  return code.source;
+}
+
 absl::StatusOr<Compiled<runtime::Executable>> CompileForCpu(const Module& module,
                                                             const CpuOptions& options) {
   Compiled<runtime::Executable> compiled;

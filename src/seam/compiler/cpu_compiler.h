@@ -20,6 +20,12 @@ struct CpuOptions : runtime::ExecutableOptions {
   std::string dump_to;
 };
 
+// Plans `module` (which should have been through the default pipeline) and
+// generates its kernels' C++ without building it: the source file (empty
+// when nothing is generated), and with options.dump_to plan.txt and
+// kernels.cc written there.
+absl::StatusOr<std::string> RenderForCpu(const Module& module, const CpuOptions& options);
+
 // Plans `module` (which should have been through the default pipeline),
 // generates its kernels, builds them into a shared object and loads it.
 // The module must outlive the executable.

@@ -3,12 +3,15 @@
 // --passes=SPEC), fusion planned for the target's GPU, CUDA C++ rendered and
 // compiled to PTX by NVRTC. Prints what was compiled; --emit=cuda prints
 // the kernels' source (no prelude; without NVRTC); --dump-to=DIR writes the
-// .cu, .ptx and .cubin.
+// .cu, .ptx and .cubin. `--backend=cpu --emit=cpp` prints the C++ the CPU
+// backend would build for this machine (--dump-to=DIR: plan.txt and
+// kernels.cc).
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "seam/compiler/cpu_compiler.h"
 #include "seam/compiler/cuda_compiler.h"
 #include "seam/fusion/cost_model.h"
 #include "seam/tools/cli_util.h"
@@ -36,6 +39,20 @@ void PrintKernels(const compiler::CudaProgram& program) {
   }
 }
 
+// The CPU backend's C++ for this machine, rendered, not built.
+int RenderCpu(const CompileOptions& options, const Module& module, fusion::Strategy strategy) {
+  if (options.emit != "cpp") {
+    return Fail(absl::InvalidArgumentError("--backend=cpu emits cpp only (--emit=cpp)"));
+  }
+  compiler::CpuOptions cpu;
+  cpu.plan.strategy = strategy;
+  cpu.dump_to = options.dump_to;
+  absl::StatusOr<std::string> source = compiler::RenderForCpu(module, cpu);
+  if (!source.ok()) return FailAt(options.file, source.status());
+  std::printf("%s", source->c_str());
+  return 0;
+}
+
 int Compile(const CompileOptions& options) {
   absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(options.fusion);
   if (!strategy.ok()) return Fail(strategy.status());
@@ -44,6 +61,10 @@ int Compile(const CompileOptions& options) {
   absl::Status passed = RunPassSpec(**module, options.passes);
   if (!passed.ok()) return FailAt(options.file, passed);
   WarnUnrunnable(options.file, **module);
+  if (options.backend == "cpu") return RenderCpu(options, **module, *strategy);
+  if (options.emit == "cpp") {
+    return Fail(absl::InvalidArgumentError("--emit=cpp is the CPU backend's (--backend=cpu)"));
+  }
   // Printing the source needs no NVRTC; PTX (printed or written) does.
   bool render_only = options.emit == "cuda" && options.dump_to.empty();
   absl::StatusOr<compiler::CudaProgram> program =
@@ -106,11 +127,13 @@ int Compile(const CompileOptions& options) {
 std::function<int()> AddCompileCommand(CLI::App& app) {
   auto options = std::make_shared<CompileOptions>();
   CLI::App* command = app.add_subcommand(
-      "compile", "Compile a module's kernels ahead of time for a GPU (no device needed)");
+      "compile",
+      "Compile a module's kernels ahead of time for a GPU (no device needed), or print the CPU's");
   command->add_option("FILE", options->file, "HLO text file holding one module")->required();
-  command->add_option("--backend", options->backend,
-                      "cuda (the CPU backend compiles when it runs: see seam run --dump-to)")
-      ->check(CLI::IsMember({"cuda"}))
+  command
+      ->add_option("--backend", options->backend,
+                   "cuda, or cpu (with --emit=cpp: the C++ the CPU backend builds when it runs)")
+      ->check(CLI::IsMember({"cuda", "cpu"}))
       ->default_val("cuda");
   command->add_option("--target", options->target, "GPU architecture: sm_80 (A100) or sm_90 (H100)")
       ->check(CLI::IsMember({"sm_80", "sm_90"}))
@@ -121,9 +144,11 @@ std::function<int()> AddCompileCommand(CLI::App& app) {
   command->add_option("--passes", options->passes,
                       "Pipeline spec run first (default: the default pipeline; `none` for the "
                       "module as written)");
-  command->add_option("--emit", options->emit,
-                      "What to print: summary, cuda (the kernels' source) or ptx")
-      ->check(CLI::IsMember({"summary", "cuda", "ptx"}));
+  command
+      ->add_option("--emit", options->emit,
+                   "What to print: summary, cuda (the kernels' source), ptx, or cpp (the CPU "
+                   "kernels' source)")
+      ->check(CLI::IsMember({"summary", "cuda", "ptx", "cpp"}));
   command->add_option("--dump-to", options->dump_to,
                       "Write <module>.cu, <module>.<target>.ptx and .cubin and the plan to this directory");
   return [options]() { return Compile(*options); };
