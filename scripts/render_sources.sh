@@ -1,6 +1,7 @@
 #!/bin/bash
 # Renders the CPU C++ and CUDA source of every corpus module, bench workload
-# and CUDA golden module, under each fusion strategy, into DIR: what a
+# and CUDA golden module, with and without the default pipeline, under each
+# fusion strategy, into DIR: what a
 # change to lowering or rendering is diffed against (`diff -r before after`:
 # a refactor keeps every byte).
 # Usage: scripts/render_sources.sh DIR [SEAM_BINARY]
@@ -16,11 +17,17 @@ for f in tests/corpus/hlo/*.hlo tests/corpus/hlo/*.txt bench/workloads/*.hlo tes
   awk -v base="$modules/$(basename "$f")" \
     '/^\/\/ -----/ { n++; next } { print > (base "." n+0 ".hlo") }' "$f"
 done
-for f in "$modules"/*; do
+seam=$(realpath "$seam")
+out=$(realpath "$out")
+cd "$modules"  # diagnostics name the module file alone
+for f in *; do
   name=$(basename "$f" .hlo)
-  for fusion in stitch xla; do
-    "$seam" compile --backend=cpu --emit=cpp --fusion=$fusion "$f" > "$out/$name.$fusion.cc" 2>&1
-    "$seam" compile --backend=cuda --emit=cuda --fusion=$fusion "$f" > "$out/$name.$fusion.cu" 2>&1
+  for passes in default none; do
+    for fusion in stitch xla; do
+      stem="$out/$name.$passes.$fusion"
+      "$seam" compile --backend=cpu --emit=cpp --fusion=$fusion --passes=$passes "$f" > "$stem.cc" 2>&1
+      "$seam" compile --backend=cuda --emit=cuda --fusion=$fusion --passes=$passes "$f" > "$stem.cu" 2>&1
+    done
   done
 done
 echo "rendered $(ls "$out" | wc -l) files into $out"

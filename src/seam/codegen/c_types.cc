@@ -81,4 +81,12 @@ std::string ElementLiteral(const Literal& literal, int64_t i) {
   return absl::StrCat(type, "(", v, "ll)");
 }
 
+VectorForm ConversionForm(DType t) {
+  return t == DType::kF16 ? VectorForm::kBranchy : VectorForm::kPlain;
+}
+
+VectorForm LiteralForm(DType t) {
+  return IsFloatType(t) || t == DType::kPred ? VectorForm::kPlain : VectorForm::kBranchy;
+}
+
 }  // namespace seam::codegen

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "seam/codegen/vector_form.h"
 #include "seam/ir/dtype.h"
 #include "seam/ir/literal.h"
 
@@ -28,11 +29,16 @@ std::string StoreExpr(DType t, const std::string& value);
 // `value` (a compute value of type t) rounded to t's precision: the
 // identity except for bf16 and f16.
 std::string RoundExpr(DType t, const std::string& value);
+// The vector form of LoadExpr, StoreExpr and RoundExpr on t: f16's
+// conversions are calls the vectorizer was not measured beside.
+VectorForm ConversionForm(DType t);
 
 // A literal of type t holding `value` (NaN and infinities spelled out);
 // exact for every float type.
 std::string FloatLiteral(DType t, double value);
 // Element i of `literal` as a compute-type literal, exact for every type.
 std::string ElementLiteral(const Literal& literal, int64_t i);
+// The vector form of a literal of type t (an integer one is a cast).
+VectorForm LiteralForm(DType t);
 
 }  // namespace seam::codegen

@@ -116,6 +116,7 @@ absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const I
       !v->literal()->is_opaque() && v->literal()->element_count() == 1) {
     Emit(absl::StrCat("const ", ComputeType(t), " ", name, " = ",
                       ElementLiteral(*v->literal(), 0), ";"));
+    Note(LiteralForm(t));
     return name;
   }
   auto storage = ir_.storage.find(v);
@@ -130,6 +131,7 @@ absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const I
     value = absl::StrCat(names_.tile(v), "[", linear, " - ", names_.tile_base(v), "]");
   } else {
     value = LoadExpr(t, absl::StrCat(names_.buffer(ir_.BufferIndex(v)), "[", linear, "]"));
+    Note(ConversionForm(t));
   }
   Emit(absl::StrCat("const ", ComputeType(t), " ", name, " = ", value, ";"));
   return name;
@@ -212,9 +214,11 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeMovement(const Instruction*
     case Opcode::kIota: {
       // An iota's values are the type's (bf16 counts 256, 256, 258...).
       int64_t d = v->attrs().iota_dimension.value_or(0);
+      Note(ConversionForm(t));
       return Define(v, name, RoundExpr(t, absl::StrCat("static_cast<", type, ">(", index[d], ")")));
     }
     case Opcode::kDynamicSlice: {
+      Note(VectorForm::kBranchy);  // clamped starts
       const Shape& operand = v->operand(0)->shape();
       Index in;
       for (int d = 0; d < shape.rank(); ++d) {
@@ -226,6 +230,7 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeMovement(const Instruction*
       return Value(v->operand(0), in);
     }
     case Opcode::kPad: {
+      Note(VectorForm::kBranchy);  // a select between the operand and the padding
       const Shape& operand = v->operand(0)->shape();
       const PaddingConfig& padding = *v->attrs().padding;
       std::vector<std::string> conditions;
@@ -248,6 +253,7 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeMovement(const Instruction*
           absl::StrCat("(", absl::StrJoin(conditions, " && "), ") ? ", inside, " : ", pad));
     }
     case Opcode::kConcatenate: {
+      Note(VectorForm::kBranchy);  // a select among the parts
       int64_t dim = (*v->attrs().dimensions)[0];
       std::string expr;
       int64_t offset = 0;
@@ -292,25 +298,33 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeElementwise(const Instructi
   if (ir_.excess_precision && !IsFloatType(t)) {
     for (int k = 0; k < v->operand_count(); ++k) {
       const DType operand_type = v->operand(k)->shape().dtype();
-      if (IsHalfType(operand_type)) args[k] = RoundExpr(operand_type, args[k]);
+      if (!IsHalfType(operand_type)) continue;
+      args[k] = RoundExpr(operand_type, args[k]);
+      Note(ConversionForm(operand_type));
     }
   }
-  SEAM_ASSIGN_OR_RETURN(std::string expr, ScalarExpr(*v, args));
+  SEAM_ASSIGN_OR_RETURN(ScalarCode code, ScalarCodeOf(*v, args, twins_));
+  Note(code.form);
+  const std::string& expr = code.text;
   if (!IsHalfType(t)) return Define(v, name, expr);
   // With excess precision only an explicit convert to a half type rounds
   // (the program asked for that precision there).
   if (ir_.excess_precision && !(convert && from != t)) return Define(v, name, expr);
   unrounded_[name] = expr;
+  if (keep_half_) return Define(v, name, absl::StrCat("seam_keep(", expr, ")"));
+  Note(ConversionForm(t));
   return Define(v, name, RoundExpr(t, expr));
 }
 
-absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name) {
-  return ScalarLambda(**reduce.attrs().to_apply, reduce.shape().dtype(), name);
+absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name,
+                                          VectorForm* form) {
+  return ScalarLambda(**reduce.attrs().to_apply, reduce.shape().dtype(), name, form);
 }
 
 absl::StatusOr<std::string> ScalarFunctionBody(const Computation& fn,
                                                const std::vector<std::string>& parameters,
-                                               std::vector<std::string>* lines, int indent) {
+                                               std::vector<std::string>* lines, int indent,
+                                               bool keep_half_precision, VectorForm* form) {
   if (static_cast<size_t>(fn.parameter_count()) != parameters.size() ||
       !fn.root()->shape().IsArray() || fn.root()->shape().rank() != 0) {
     return absl::UnimplementedError("generated code calls computations of scalars into a scalar");
@@ -321,23 +335,23 @@ absl::StatusOr<std::string> ScalarFunctionBody(const Computation& fn,
   }
   KernelIr none;
   ElementalEmitter emitter(none, MemoryNames{}, computed, lines, indent);
+  if (keep_half_precision) emitter.KeepHalfPrecision();
   for (size_t k = 0; k < parameters.size(); ++k) {
     emitter.Bind(fn.parameter(static_cast<int>(k)), {}, parameters[k]);
   }
-  return emitter.Value(fn.root(), {});
+  absl::StatusOr<std::string> result = emitter.Value(fn.root(), {});
+  if (form != nullptr) *form = emitter.form();
+  return result;
 }
 
-absl::StatusOr<std::string> ScalarLambda(const Computation& fn, DType t, const std::string& name) {
+absl::StatusOr<std::string> ScalarLambda(const Computation& fn, DType t, const std::string& name,
+                                         VectorForm* form) {
   std::string type = ComputeType(t);
   std::vector<std::string> body;
-  SEAM_ASSIGN_OR_RETURN(std::string result, ScalarFunctionBody(fn, {"a", "b"}, &body, 4));
   // Half types accumulate in float: no rounding between steps.
+  SEAM_ASSIGN_OR_RETURN(std::string result, ScalarFunctionBody(fn, {"a", "b"}, &body, 4,
+                                                               /*keep_half_precision=*/true, form));
   std::string text = absl::StrJoin(body, "\n");
-  for (const std::string rounding : {"seam_round_bf16", "seam_round_half"}) {
-    for (size_t at; (at = text.find(rounding)) != std::string::npos;) {
-      text.replace(at, rounding.size(), "seam_keep");
-    }
-  }
   return absl::StrCat("  auto ", name, " = [](", type, " a, ", type, " b) -> ", type, " {\n",
                       text, body.empty() ? "" : "\n", "    return ", result, ";\n  };\n");
 }

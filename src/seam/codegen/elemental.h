@@ -2,7 +2,7 @@
 // instruction's value at a given index, recursively through its operands.
 // Data movement (broadcast, reshape, transpose, slice, pad, concatenate,
 // reverse, iota, dynamic-slice) becomes index arithmetic, elementwise ops
-// become scalar code (scalar_expr.h), and values held in memory (kernel
+// become scalar code (their scalar expressions), and values held in memory (kernel
 // inputs, outputs and scratch, tile buffers) become loads. Shared by every
 // target: a renderer supplies the loops and asks for values.
 #pragma once
@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "seam/codegen/kernel_ir.h"
+#include "seam/codegen/vector_form.h"
 
 namespace seam::codegen {
 
@@ -49,6 +50,16 @@ class ElementalEmitter {
   Index Delinearize(const std::vector<int64_t>& dims, const std::string& linear);
   // Emits a raw statement.
   void Emit(const std::string& line);
+  // How everything emitted so far meets the CPU's vectorizer; raw
+  // statements add theirs with Note.
+  VectorForm form() const { return form_; }
+  void Note(VectorForm form) { form_ |= form; }
+  // Calls the vector twins of exp and tanh (a vectorized loop whose code is
+  // otherwise plain).
+  void UseVectorTwins() { twins_ = true; }
+  // bf16/f16 results keep float precision (seam_keep) instead of rounding:
+  // a reducer's accumulator.
+  void KeepHalfPrecision() { keep_half_ = true; }
   // Makes `name` the value of `v` at `index` (loop-carried or argument values).
   void Bind(const Instruction* v, const Index& index, const std::string& name);
   // What to convert to v's storage type when storing value `name` of v: its
@@ -80,20 +91,28 @@ class ElementalEmitter {
   absl::flat_hash_map<std::string, std::string> memo_;
   absl::flat_hash_map<std::string, std::string> unrounded_;  // by value name
   int next_ = 0;
+  VectorForm form_ = VectorForm::kPlain;
+  bool twins_ = false;
+  bool keep_half_ = false;
 };
 
 // The C++ lambda computing a reduce's reducer on two accumulators (compute
-// types; bf16/f16 accumulate in float, unrounded).
-absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name);
+// types; bf16/f16 accumulate in float, unrounded); `form`, when given, gets
+// its body's vector form.
+absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name,
+                                          VectorForm* form = nullptr);
 // The same for any computation of two scalars of type t into one (a
 // reduce's, a scatter's or a reduce-window's to_apply).
-absl::StatusOr<std::string> ScalarLambda(const Computation& fn, DType t, const std::string& name);
+absl::StatusOr<std::string> ScalarLambda(const Computation& fn, DType t, const std::string& name,
+                                         VectorForm* form = nullptr);
 
 // The statements (appended to `lines` at `indent`) computing `fn`, a
 // computation of scalars into a scalar, on the compute values named
 // `parameters`; returns the name of its result.
 absl::StatusOr<std::string> ScalarFunctionBody(const Computation& fn,
                                                const std::vector<std::string>& parameters,
-                                               std::vector<std::string>* lines, int indent);
+                                               std::vector<std::string>* lines, int indent,
+                                               bool keep_half_precision = false,
+                                               VectorForm* form = nullptr);
 
 }  // namespace seam::codegen

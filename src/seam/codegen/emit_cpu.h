@@ -1,5 +1,5 @@
-// Renders kernel IR as C++ for the CPU backend: SIMD loops, parallel loops
-// on Seam's thread pool.
+// Renders scheduled kernel IR as C++ for the CPU backend: SIMD loops,
+// parallel loops on Seam's thread pool.
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,6 @@
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/elemental.h"
 #include "seam/codegen/emit_cpu.h"
-#include "seam/codegen/simd_twins.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::codegen {
@@ -66,17 +65,26 @@ absl::StatusOr<std::string> EmitCpuEpilogue(const Instruction& call, const fusio
   absl::StrAppend(&text, "    const int64_t c1 = std::min<int64_t>(seam_end - r * ", length,
                   ", seam_column_end);\n");
   absl::StrAppend(&text, "#pragma omp simd\n    for (int64_t c = c0; c < c1; ++c) {\n");
+  // The loop body; where its code is otherwise plain, calling the vector
+  // twins of exp and tanh.
   std::vector<std::string> body;
-  absl::flat_hash_set<const Instruction*> computed(epilogue.ops.begin(), epilogue.ops.end());
-  MemoryNames names;
-  names.buffer = [](int k) { return absl::StrCat("b", k); };
-  ElementalEmitter e(ir, names, std::move(computed), &body, 6);
-  Index index = e.Delinearize(outer, "r");
-  index.push_back("c");
-  SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(epilogue.result, index));
-  e.Emit(absl::StrCat("b", result, "[r * ", length, " + c] = ",
-                      StoreExpr(epilogue.result->shape().dtype(), e.Storable(value)), ";"));
-  UseSimdTwins(body, /*vectorized=*/true, {});
+  auto write_body = [&](bool twins) -> absl::StatusOr<VectorForm> {
+    body.clear();
+    MemoryNames names;
+    names.buffer = [](int k) { return absl::StrCat("b", k); };
+    ElementalEmitter e(ir, names, {epilogue.ops.begin(), epilogue.ops.end()}, &body, 6);
+    if (twins) e.UseVectorTwins();
+    Index index = e.Delinearize(outer, "r");
+    index.push_back("c");
+    SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(epilogue.result, index));
+    const DType t = epilogue.result->shape().dtype();
+    e.Emit(absl::StrCat("b", result, "[r * ", length, " + c] = ", StoreExpr(t, e.Storable(value)),
+                        ";"));
+    e.Note(ConversionForm(t));
+    return e.form();
+  };
+  SEAM_ASSIGN_OR_RETURN(VectorForm form, write_body(/*twins=*/false));
+  if (form == VectorForm::kTwinned) SEAM_RETURN_IF_ERROR(write_body(/*twins=*/true).status());
   for (const std::string& line : body) absl::StrAppend(&text, line, "\n");
   absl::StrAppend(&text, "    }\n  }\n}\n");
   return text;

@@ -1,5 +1,5 @@
-// The CUDA rendering of the kernel IR (AStitch's schemes on a GPU): one
-// __global__ function per kernel. Local values are registers; regional
+// The CUDA rendering of scheduled kernel IR (AStitch's schemes on a GPU):
+// one __global__ function per kernel. Local values are registers; regional
 // values live in shared memory, with __syncthreads() after each stage and
 // warp shuffles for row reductions; global values live in global memory,
 // and phases are separated by a grid-wide barrier (cooperative launch, so
@@ -31,10 +31,8 @@ struct CudaKernel {
   bool grid_barriers = false;  // needs a cooperative launch
 };
 
-// Renders `ir` as laid out on its threads (MapGpuThreads). Unimplemented
-// when the tile buffers need more shared memory than a block of `device`
-// has.
-absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir, const target::DeviceSpec& device);
+// Renders `ir` as scheduled for a GPU (ScheduleKernel).
+absl::StatusOr<CudaKernel> EmitCudaKernel(const KernelIr& ir);
 
 // One NVRTC program: the prelude, then the kernels.
 std::string CudaSourceFile(const std::vector<CudaKernel>& kernels);

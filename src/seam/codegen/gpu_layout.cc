@@ -1,5 +1,5 @@
 // Laying a GPU kernel out on a block's threads (the mapping decisions of
-// lowering; the CUDA renderer spells what is decided here).
+// lowering, which the GPU schedule turns into loops).
 #include <algorithm>
 #include <functional>
 #include <numeric>

@@ -1,9 +1,9 @@
-// The kernel IR: one stitched kernel, target-neutral, with every decision
-// made (DESIGN.md, "Kernel IR"): the buffers it reads and writes, its
-// stages (one per fusion group: a loop over the group's iteration space
-// computing its members element by element), where every value passed
-// between stages lives, and the phases separated by grid-wide barriers.
-// The CPU and CUDA renderers only render it.
+// The kernel IR: one stitched kernel with every decision made: the
+// buffers it reads and writes, its stages (one per fusion group: a loop
+// over the group's iteration space computing its members element by
+// element), where every value passed between stages lives, the phases
+// separated by grid-wide barriers, and (scheduled for a target) the loop
+// nest those stages run in. The one renderer only renders it.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "seam/codegen/loop_nest.h"
 #include "seam/fusion/fusion_plan.h"
 #include "seam/target/device_spec.h"
 
@@ -115,6 +116,14 @@ struct KernelIr {
   // backend keeps it off until a device run has checked it.
   bool excess_precision = false;
 
+  // The schedule (ScheduleKernel): the loop nest, the memory the kernel
+  // declares, and on a GPU what a launch needs.
+  Body nest;
+  std::vector<Allocation> allocations;
+  int64_t shared_bytes = 0;  // a GPU block's: its tile and shared arrays
+  int64_t max_blocks = 1;    // a GPU grid's: blocks beyond this find no work
+  bool grid_barriers = false;
+
   int BufferIndex(const Instruction* value) const;
   int PartialsIndex(const Instruction* reduction) const;
 };
@@ -138,6 +147,15 @@ absl::Status CheckGenerated(const Instruction& i);
 // cap of a kernel that spilled), and each stage's ThreadLayout. LowerKernel
 // calls it for a GPU device.
 void MapGpuThreads(KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads = 0);
+
+// Schedules `ir` for `device`: its loop nest, allocations and launch
+// needs (on a GPU after MapGpuThreads with `max_threads`). Unimplemented
+// when a GPU block's tile and shared arrays exceed the device's shared
+// memory.
+absl::Status ScheduleKernel(KernelIr& ir, const target::DeviceSpec& device,
+                            int64_t max_threads = 0);
+absl::Status ScheduleForCpu(KernelIr& ir);
+absl::Status ScheduleForGpu(KernelIr& ir, const target::DeviceSpec& device);
 
 // Lowers a planned kernel. Unimplemented when the kernel holds what
 // generated code does not compute (complex types, variadic reduces...): the

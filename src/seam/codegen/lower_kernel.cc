@@ -183,6 +183,12 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
 
 }  // namespace
 
+absl::Status ScheduleKernel(KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads) {
+  if (!device.is_gpu()) return ScheduleForCpu(ir);
+  MapGpuThreads(ir, device, max_threads);
+  return ScheduleForGpu(ir, device);
+}
+
 int64_t Stage::Rows() const {
   int64_t rows = 1;
   for (int d = 0; d < row_dims; ++d) rows *= dims[d];
@@ -239,7 +245,7 @@ absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target:
   for (const fusion::Group& g : kernel.groups) ir.stages.push_back(MakeStage(g));
   AssignPhases(kernel, ir);
   AssignStorage(kernel, device, ir);
-  if (device.is_gpu()) MapGpuThreads(ir, device);
+  SEAM_RETURN_IF_ERROR(ScheduleKernel(ir, device));
   return ir;
 }
 

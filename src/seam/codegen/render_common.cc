@@ -77,26 +77,20 @@ FoldSplit SplitFolded(const Stage& s) {
   return split;
 }
 
-Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r, const std::string& c) {
-  std::vector<int64_t> row(s.dims.begin(), s.dims.begin() + s.row_dims);
-  std::vector<int64_t> col(s.dims.begin() + s.row_dims, s.dims.end());
-  Index index = e.Delinearize(row, r);
-  Index inner = e.Delinearize(col, c);
-  index.insert(index.end(), inner.begin(), inner.end());
-  return index;
-}
-
-Index MergeFoldIndex(const Stage& s, const Index& folded_index, const Index& kept_index) {
-  Index index;
-  for (size_t d = 0, f = 0, k = 0; d < s.dims.size(); ++d) {
-    index.push_back(s.folded[d] ? folded_index[f++] : kept_index[k++]);
+std::vector<IndexPart> RowParts(const Stage& s) {
+  IndexPart row{{}, "r"}, column{{}, "c"};
+  for (int d = 0; d < static_cast<int>(s.dims.size()); ++d) {
+    (d < s.row_dims ? row : column).dims.push_back(d);
   }
-  return index;
+  return {row, column};
 }
 
-Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
-                const std::string& p) {
-  return MergeFoldIndex(s, e.Delinearize(split.folded_dims, q), e.Delinearize(split.kept_dims, p));
+std::vector<IndexPart> FoldParts(const Stage& s, const std::string& q, const std::string& p) {
+  IndexPart folded{{}, q}, kept{{}, p};
+  for (int d = 0; d < static_cast<int>(s.dims.size()); ++d) {
+    (s.folded[d] ? folded : kept).dims.push_back(d);
+  }
+  return {kept, folded};
 }
 
 namespace {
@@ -127,9 +121,10 @@ std::optional<Index> IndexAlike(const std::vector<int64_t>& dims, const Index& i
 
 }  // namespace
 
-absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
+absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s,
+                                  const std::vector<const Instruction*>& roots, const Index& index,
                                   const std::string& linear, const StoreRoot& store) {
-  for (const Instruction* root : s.roots) {
+  for (const Instruction* root : roots) {
     if (root->opcode() == Opcode::kReduce) continue;
     const std::vector<int64_t>& dims = root->shape().dims();
     std::optional<Index> alike = IndexAlike(s.dims, index, dims);

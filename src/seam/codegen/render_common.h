@@ -1,5 +1,5 @@
-// What every renderer of the kernel IR (emit_cpu.cc, emit_cuda.cc) names
-// and sizes the same way: reducer lambdas, tile buffers, and the memory
+// What every schedule and the renderer of the kernel IR name and size the
+// same way: reducer lambdas, tile buffers, and the memory
 // names handed to the elemental emitter. Names are by position, so the same
 // kernel always renders to the same text (the caches key on the source).
 #pragma once
@@ -69,26 +69,23 @@ struct FoldSplit {
 };
 FoldSplit SplitFolded(const Stage& s);
 
-// The iteration index of element (r, c) of a stage's rows.
-Index RowIndex(ElementalEmitter& e, const Stage& s, const std::string& r, const std::string& c);
+// A stage's rows and columns as index parts: `r` over its row dimensions,
+// `c` over the rest.
+std::vector<IndexPart> RowParts(const Stage& s);
 
-// The index of a partial reduction's element from the indices of its
-// folded and its kept dims.
-Index MergeFoldIndex(const Stage& s, const Index& folded_index, const Index& kept_index);
-
-// The index of a partial reduction's element from its folded (`q`) and
-// kept (`p`) linear positions.
-Index FoldIndex(ElementalEmitter& e, const Stage& s, const FoldSplit& split, const std::string& q,
-                const std::string& p);
+// A partial reduction's kept dimensions indexed by `p`, its folded ones by
+// `q` (in that order of definition).
+std::vector<IndexPart> FoldParts(const Stage& s, const std::string& q, const std::string& p);
 
 // Stores root `v`, computed as `value`, at linear index `linear` of v.
 using StoreRoot = std::function<void(ElementalEmitter& e, const Instruction* v,
                                      const std::string& linear, const std::string& value)>;
 
-// Computes a stage's elementwise roots at the iterated position `index`
-// (linear `linear`): roots of another shape at the same linear position,
-// in their own shape.
-absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s, const Index& index,
+// Computes `roots` (elementwise roots of stage `s`; reduces are skipped)
+// at the iterated position `index` (linear `linear`): roots of another
+// shape at the same linear position, in their own shape.
+absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s,
+                                  const std::vector<const Instruction*>& roots, const Index& index,
                                   const std::string& linear, const StoreRoot& store);
 
 // Whether phase q needs a grid barrier before it: it reads a value (or,

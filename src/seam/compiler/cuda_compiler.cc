@@ -29,7 +29,7 @@ namespace {
 // Renders the lowered kernel `l`.
 void Render(CudaProgram& program, const LoweredKernel& l) {
   program.rendered.insert_or_assign(l.name,
-                                    l.ir.ok() ? codegen::EmitCudaKernel(*l.ir, program.plan.device)
+                                    l.ir.ok() ? codegen::EmitCudaKernel(*l.ir)
                                               : absl::StatusOr<codegen::CudaKernel>(l.ir.status()));
 }
 
@@ -157,7 +157,9 @@ absl::StatusOr<CudaProgram> CompileForCuda(const Module& module, fusion::Strateg
         for (LoweredKernel& l : computation) {
           auto symbol = program.symbol_of_name.find(l.name);
           if (symbol == program.symbol_of_name.end() || symbol->second != k.name) continue;
-          codegen::MapGpuThreads(*l.ir, program.plan.device, k.threads / 2);
+          absl::Status scheduled =
+              codegen::ScheduleKernel(*l.ir, program.plan.device, k.threads / 2);
+          if (!scheduled.ok()) l.ir = scheduled;
           spilled.push_back(&l);
         }
       }
