@@ -446,14 +446,18 @@ def draw_inputs(shapes, seed=0, nonnegative=()):
 
 
 def entry_parameter_names(module_text, count):
-  """Parameter names of the ENTRY computation, by number."""
+  """Parameter names of the ENTRY computation, by number; when one is not
+  found, NumPy's positional names for all (seam run binds arrays by name, or
+  in order only when named arr_0, arr_1...)."""
   names = {}
   entry = module_text[module_text.find("\nENTRY"):]
   for m in re.finditer(r"^\s*%?([^\s=]+) = [^\n]*? parameter\((\d+)\)", entry, re.M):
     names.setdefault(int(m.group(2)), m.group(1))
     if len(names) == count:
       break
-  return [names.get(i, f"arg{i}") for i in range(count)]
+  if len(names) < count:
+    return [f"arr_{i}" for i in range(count)]
+  return [names[i] for i in range(count)]
 
 
 def save_inputs(path, names, arrays):

@@ -38,6 +38,18 @@ TEST(SingleDeviceCollectives, AllToAllOfSeveralOperandsIsATuple) {
   EXPECT_EQ(IntsOf(r.tuple_elements()[1]), (std::vector<int64_t>{7, 8, 9}));
 }
 
+// A gather or scatter across a group of several is refused, not answered
+// with the operand (which the result shape could not hold).
+TEST(SingleDeviceCollectives, ResultsSpanningSeveralDevicesAreRefused) {
+  Literal x = F32({1, -2, 3.5f, 0});
+  absl::StatusOr<Literal> gathered =
+      RunOp("f32[8]", "all-gather", {x}, "replica_groups={{0,1}}, dimensions={0}");
+  ASSERT_FALSE(gathered.ok());
+  EXPECT_NE(std::string(gathered.status().message()).find("spans several devices"),
+            std::string::npos)
+      << gathered.status();
+}
+
 TEST(SingleDeviceCollectives, CollectivePermuteReceivesOnlyFromItself) {
   Literal x = F32({1, 2, 3});
   // The pair 0 -> 0: the device sends to itself.

@@ -19,7 +19,10 @@
 //                           command exits with status 1 and stderr is exactly
 //                           `FILE:LINE:COL: error: ...message...`, the source
 //                           line and a `^` under COL. At most one per case; a
-//                           `not` case needs one.
+//                           `not` case needs one, or STDERR lines.
+//   // STDERR: text         a `not` case's error points at no place in the
+//                           input (an option, a file that is not HLO): the
+//                           command fails and stderr says `text`.
 //
 // SEAM_UPDATE_GOLDEN=1 rewrites expectations from the actual run, for review
 // with `git diff`. A positive case's CHECK lines are replaced by a transcript
@@ -134,7 +137,17 @@ struct Directives {
   RunLine run;
   std::vector<CheckLine> checks;
   std::optional<ExpectedError> error;
+  std::vector<std::string> stderr_contains;
 };
+
+// `// STDERR: text`: a `not` case's error that points at no place in the
+// input (a command-line option, a file that is not HLO) says `text`.
+std::optional<std::string> ParseStderrLine(const std::string& line) {
+  constexpr absl::string_view kDirective = "// STDERR:";
+  absl::string_view stripped = absl::StripLeadingAsciiWhitespace(line);
+  if (!absl::ConsumePrefix(&stripped, kDirective)) return std::nullopt;
+  return std::string(absl::StripAsciiWhitespace(stripped));
+}
 
 absl::StatusOr<Directives> ReadDirectives(const std::vector<std::string>& lines, Case c) {
   Directives d;
@@ -146,6 +159,9 @@ absl::StatusOr<Directives> ReadDirectives(const std::vector<std::string>& lines,
         return absl::InvalidArgumentError(absl::StrCat(line, ": a second RUN line in one case"));
       }
       own_run = run;
+    }
+    if (std::optional<std::string> text = ParseStderrLine(lines[i])) {
+      d.stderr_contains.push_back(*text);
     }
     absl::StatusOr<std::optional<CheckLine>> check = ParseCheckLine(lines[i], line);
     if (!check.ok()) return check.status();
@@ -375,6 +391,13 @@ TEST_P(GoldenTest, Case) {
   absl::Status exit = CheckExit(*d, r);
   ASSERT_TRUE(exit.ok() || (UpdateMode() && d->run.expect_failure && r.exit_code > 0))
       << where << ":" << c.begin + 1 << ": " << exit.message() << transcript;
+  if (d->run.expect_failure && !d->error.has_value() && !d->stderr_contains.empty()) {
+    for (const std::string& text : d->stderr_contains) {
+      EXPECT_NE(r.err.find(text), std::string::npos)
+          << where << ":" << c.begin + 1 << ": stderr does not say `" << text << "`" << transcript;
+    }
+    return;
+  }
   absl::StatusOr<Diagnostic> got;
   if (d->run.expect_failure) {
     got = ParseDiagnostic(r.err, input);

@@ -309,5 +309,46 @@ TEST(VerifierStructure, CallCycleNamesEveryComputationOnIt) {
   EXPECT_EQ(t.module->MakeComputationPostOrder().status().message(), "call cycle: g -> h -> g");
 }
 
+// A chain of `n` calls below the entry, each computation calling the next.
+std::string CallChain(int n) {
+  std::string text =
+      "HloModule deep\n\nc0 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n";
+  for (int k = 1; k < n; ++k) {
+    absl::StrAppend(&text, "c", k,
+                    " {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=c", k - 1,
+                    "\n}\n");
+  }
+  absl::StrAppend(&text,
+                  "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c",
+                  n - 1, "\n}\n");
+  return text;
+}
+
+// The interpreter and the passes recurse once per level of calls: a chain
+// deeper than the verifier allows is refused at the call past the limit;
+// one within it verifies.
+TEST(Verifier, CallsNestAtMost256Deep) {
+  EXPECT_TRUE(ParseHloModule(CallChain(255)).ok());
+  absl::StatusOr<std::unique_ptr<Module>> deep = ParseHloModule(CallChain(10000), "deep.hlo");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(std::string(deep.status().message()).find("calls nest more than 256 deep from here"),
+            std::string::npos)
+      << deep.status();
+}
+
+// Everything that walks a shape recurses into its tuples.
+TEST(Verifier, TupleShapesNestAtMost100Deep) {
+  auto nested = [](int n) {
+    return absl::StrCat("HloModule t\nENTRY e {\n  p = ", std::string(n, '('), "f32[]",
+                        std::string(n, ')'), " parameter(0)\n  ROOT r = f32[] constant(0)\n}\n");
+  };
+  EXPECT_TRUE(ParseHloModule(nested(100)).ok());
+  absl::StatusOr<std::unique_ptr<Module>> deep = ParseHloModule(nested(9000), "tuple.hlo");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(std::string(deep.status().message()).find("tuple shapes nest more than 100 deep"),
+            std::string::npos)
+      << deep.status();
+}
+
 }  // namespace
 }  // namespace seam

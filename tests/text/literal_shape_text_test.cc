@@ -49,8 +49,11 @@ TEST(ShapeText, RejectsMalformedShapes) {
 
 TEST(ShapeText, DimensionSizesAreExact64BitIntegers) {
   EXPECT_EQ(RoundTripShape("s32[123456789012345678]"), "s32[123456789012345678]");
-  EXPECT_EQ(RoundTripShape("s32[9223372036854775807]"), "s32[9223372036854775807]");
-  EXPECT_EQ(RoundTripShape("s32[0009223372036854775807]"), "s32[9223372036854775807]");
+  EXPECT_EQ(RoundTripShape("u8[9223372036854775807]"), "u8[9223372036854775807]");
+  EXPECT_EQ(RoundTripShape("u8[0009223372036854775807]"), "u8[9223372036854775807]");
+  // Four bytes each: more than 2^63 bytes in all.
+  EXPECT_EQ(RoundTripShape("s32[9223372036854775807]"),
+            "shape s32[9223372036854775807] holds more than 2^63 bytes");
   EXPECT_EQ(RoundTripShape("s32[9223372036854775808]"),
             "'9223372036854775808' is out of range for a dimension size");
   EXPECT_EQ(RoundTripShape("f32[2]{+0}"), "f32[2]{0}");

@@ -66,5 +66,33 @@ TEST(Robustness, RandomByteMutations) {
   }
 }
 
+// A NUL byte inside a string would end it wherever it is handed on as C
+// text (the printed module, an error message): refused where it is, and
+// the message shows it.
+TEST(Robustness, NulByteInAStringIsAnError) {
+  std::string text =
+      "HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n"
+      "  ROOT c = f32[8] custom-call(p), custom_call_target=\"ab";
+  text += '\0';
+  text += "cd\"\n}\n";
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "nul.hlo");
+  ASSERT_FALSE(modules.ok());
+  const std::string message(modules.status().message());
+  EXPECT_EQ(message.find('\0'), std::string::npos);
+  EXPECT_NE(message.find("nul.hlo:4:57: error: a NUL byte inside a string"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("custom_call_target=\"ab?cd\""), std::string::npos) << message;
+}
+
+// A UTF-8 byte order mark before the text (some editors write one) is not
+// part of it.
+TEST(Robustness, AByteOrderMarkIsSkipped) {
+  const std::string text =
+      "\xEF\xBB\xBFHloModule m\nENTRY e {\n  ROOT p = f32[8] parameter(0)\n}\n";
+  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "bom.hlo");
+  ASSERT_TRUE(modules.ok()) << modules.status();
+  EXPECT_EQ((*modules)[0]->name(), "m");
+}
+
 }  // namespace
 }  // namespace seam

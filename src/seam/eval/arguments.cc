@@ -2,9 +2,10 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "seam/eval/npy.h"
 #include "seam/eval/random_fill.h"
 #include "seam/util/status_macros.h"
@@ -35,10 +36,24 @@ absl::StatusOr<std::vector<Literal>> LoadArguments(const Computation& entry,
     return absl::InvalidArgumentError(absl::StrCat(path, ": holds ", arrays.size(),
                                                    " array(s), the module takes ", count));
   }
-  bool by_name = true;
-  for (int i = 0; i < count && by_name; ++i) {
-    by_name = std::any_of(arrays.begin(), arrays.end(),
-                          [&](const auto& a) { return a.first == entry.parameter(i)->name(); });
+  // By name when every parameter has its array; in order only when the
+  // arrays carry NumPy's positional names (arr_0, arr_1...): an array named
+  // after no parameter is not bound to one by its place.
+  bool by_name = true, positional = true;
+  for (int i = 0; i < count; ++i) {
+    by_name = by_name && std::any_of(arrays.begin(), arrays.end(), [&](const auto& a) {
+                return a.first == entry.parameter(i)->name();
+              });
+    positional = positional && arrays[i].first == absl::StrCat("arr_", i);
+  }
+  if (!by_name && !positional) {
+    std::vector<std::string> names, parameters;
+    for (const auto& a : arrays) names.push_back(a.first);
+    for (int i = 0; i < count; ++i) parameters.push_back(entry.parameter(i)->name());
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": holds arrays named ", absl::StrJoin(names, ", "), " for parameters ",
+        absl::StrJoin(parameters, ", "),
+        ": name each array after its parameter, or save them in order unnamed (arr_0, arr_1...)"));
   }
   std::vector<Literal> arguments;
   for (int i = 0; i < count; ++i) {

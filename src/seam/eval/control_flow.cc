@@ -73,8 +73,19 @@ absl::StatusOr<Literal> EvalCollective(const Instruction& instruction,
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
-    case Opcode::kCollectiveBroadcast:
+    case Opcode::kCollectiveBroadcast: {
+      // On one device each keeps its operands; a result of another shape
+      // gathers or scatters across a group of several.
+      std::vector<Shape> kept;
+      for (const Literal* operand : operands) kept.push_back(operand->shape());
+      const Shape same = kept.size() == 1 ? kept[0] : Shape::Tuple(kept);
+      if (!same.Compatible(instruction.shape())) {
+        return absl::UnimplementedError(absl::StrCat(
+            "'", OpcodeName(instruction.opcode()), "' to ", instruction.shape().ToString(false),
+            " from ", same.ToString(false), " spans several devices; the interpreter runs one"));
+      }
       return operands.size() == 1 ? *operands[0] : TupleOf(instruction.shape(), operands);
+    }
     default:
       return absl::UnimplementedError(absl::StrCat(
           "the interpreter does not support '", OpcodeName(instruction.opcode()), "'"));

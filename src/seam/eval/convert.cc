@@ -107,6 +107,10 @@ absl::StatusOr<Literal> ReducePrecision(const Instruction& instruction, const Li
 
 }  // namespace
 
+absl::StatusOr<Literal> ConvertElements(const Literal& x, DType to) {
+  return Convert(Shape::Array(to, x.shape().dims()), x);
+}
+
 absl::StatusOr<Literal> EvalConversion(const Instruction& instruction, OperandValues operands) {
   switch (instruction.opcode()) {
     case Opcode::kConvert: return Convert(instruction.shape(), *operands[0]);

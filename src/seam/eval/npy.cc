@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -103,6 +104,12 @@ absl::Status WriteWholeFile(const std::string& path, absl::string_view bytes) {
   return absl::OkStatus();
 }
 
+// Whether [at, at + length) lies within `size` bytes, without the sum
+// wrapping round (offsets come from the file).
+bool Within(uint64_t at, uint64_t length, uint64_t size) {
+  return at <= size && length <= size - at;
+}
+
 uint64_t ReadLE(absl::string_view bytes, size_t at, int width) {
   uint64_t v = 0;
   for (int i = width - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(bytes[at + i]);
@@ -113,22 +120,64 @@ void AppendLE(std::string& out, uint64_t v, int width) {
   for (int i = 0; i < width; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
 }
 
-absl::StatusOr<std::string> Inflate(absl::string_view data, size_t size,
-                                    absl::string_view what) {
-  std::string out(size, '\0');
+// zlib's CRC-32 over any number of bytes (it takes 32-bit lengths).
+uint32_t Crc32(absl::string_view data) {
+  uLong crc = crc32(0, nullptr, 0);
+  for (size_t at = 0; at < data.size();) {
+    const size_t chunk = std::min<size_t>(data.size() - at, size_t{1} << 30);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data() + at), static_cast<uInt>(chunk));
+    at += chunk;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+// Deflate expands at most 1032-fold: a member declaring more than that of
+// its compressed bytes is corrupt, whatever it would inflate to.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+// Inflates `data`, which declares `size` bytes. The output grows as the
+// stream produces it, so memory follows what the data holds, not what the
+// header claims.
+absl::StatusOr<std::string> Inflate(absl::string_view data, uint64_t size, absl::string_view what) {
+  auto corrupt = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": corrupt deflated member (", why, ")"));
+  };
+  if (size / kMaxDeflateRatio > data.size() + 1) {
+    return corrupt(absl::StrCat("declares ", size, " bytes from ", data.size()));
+  }
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
     return absl::InternalError("zlib initialisation failed");
   }
+  std::string out;
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  int rc = inflate(&stream, Z_FINISH);
-  inflateEnd(&stream);
-  if (rc != Z_STREAM_END || stream.total_out != size) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": corrupt deflated member"));
+  int rc = Z_OK;
+  uint64_t fed = 0;
+  while (rc == Z_OK) {
+    if (stream.avail_in == 0 && fed < data.size()) {
+      const uint64_t chunk = std::min<uint64_t>(data.size() - fed, uint64_t{1} << 30);
+      stream.avail_in = static_cast<uInt>(chunk);
+      fed += chunk;
+    }
+    if (out.size() == stream.total_out) {
+      // Room for one byte past the declared size, which tells a stream that
+      // holds more from one that ends there.
+      if (out.size() > size) break;
+      const uint64_t grown = std::max<uint64_t>(out.size() * 2, uint64_t{1} << 16);
+      out.resize(static_cast<size_t>(std::min<uint64_t>(size + 1, grown)));
+    }
+    stream.next_out = reinterpret_cast<Bytef*>(out.data() + stream.total_out);
+    stream.avail_out =
+        static_cast<uInt>(std::min<uint64_t>(out.size() - stream.total_out, uint64_t{1} << 30));
+    rc = inflate(&stream, Z_NO_FLUSH);
+    if (rc == Z_BUF_ERROR && stream.avail_in == 0 && fed == data.size()) break;
+    if (rc == Z_BUF_ERROR) rc = Z_OK;
   }
+  const uint64_t produced = stream.total_out;
+  inflateEnd(&stream);
+  if (rc != Z_STREAM_END) return corrupt("the stream does not end where the member does");
+  if (produced != size) return corrupt(absl::StrCat("declares ", size, " bytes, holds ", produced));
+  out.resize(static_cast<size_t>(produced));
   return out;
 }
 
@@ -145,7 +194,7 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes, absl::string_view what
     return absl::InvalidArgumentError(absl::StrCat(what, ": truncated .npy header"));
   }
   size_t header_len = ReadLE(bytes, 8, static_cast<int>(header_len_width));
-  if (bytes.size() < header_start + header_len) {
+  if (!Within(header_start, header_len, bytes.size())) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": truncated .npy header"));
   }
   absl::string_view header = bytes.substr(header_start, header_len);
@@ -159,12 +208,21 @@ absl::StatusOr<Literal> ParseNpy(absl::string_view bytes, absl::string_view what
   SEAM_ASSIGN_OR_RETURN(DType dtype,
                         DTypeFromDescr(absl::StripSuffix(absl::StripPrefix(descr, "'"), "'"), what));
   SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseShapeTuple(shape_text, what));
-  Literal array(Shape::Array(dtype, dims));
-  absl::string_view data = bytes.substr(header_start + header_len);
-  if (data.size() != array.bytes().size()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": holds ", data.size(),
-                                                   " data bytes, expected ", array.bytes().size()));
+  // The declared size is checked against the data before anything is
+  // allocated for it.
+  uint64_t expected = static_cast<uint64_t>(DTypeByteSize(dtype));
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(expected, static_cast<uint64_t>(d), &expected)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": declares shape (", absl::StrJoin(dims, ", "), "), more bytes than 2^64"));
+    }
   }
+  absl::string_view data = bytes.substr(header_start + header_len);
+  if (data.size() != expected) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": holds ", data.size(), " data bytes, its header declares ", expected));
+  }
+  Literal array(Shape::Array(dtype, dims));
   std::memcpy(array.mutable_bytes().data(), data.data(), data.size());
   return array;
 }
@@ -218,35 +276,46 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
   uint64_t at = ReadLE(bytes, eocd + 16, 4);
   NamedArrays arrays;
   for (uint64_t n = 0; n < count; ++n) {
-    if (at + 46 > bytes.size() || ReadLE(bytes, at, 4) != 0x02014b50) {
+    if (!Within(at, 46, bytes.size()) || ReadLE(bytes, at, 4) != 0x02014b50) {
       return corrupt("bad central directory entry");
     }
     int method = static_cast<int>(ReadLE(bytes, at + 10, 2));
+    const uint32_t crc = static_cast<uint32_t>(ReadLE(bytes, at + 16, 4));
     uint64_t compressed = ReadLE(bytes, at + 20, 4);
     uint64_t size = ReadLE(bytes, at + 24, 4);
     size_t name_len = ReadLE(bytes, at + 28, 2);
     size_t extra_len = ReadLE(bytes, at + 30, 2);
     size_t comment_len = ReadLE(bytes, at + 32, 2);
     uint64_t local = ReadLE(bytes, at + 42, 4);
-    if (at + 46 + name_len + extra_len > bytes.size()) return corrupt("truncated entry");
+    if (!Within(at + 46, name_len + extra_len, bytes.size())) return corrupt("truncated entry");
     std::string name(bytes.substr(at + 46, name_len));
     // Zip64: the saturated fields follow in the extra block, in this order.
-    for (size_t e = at + 46 + name_len; e + 4 <= at + 46 + name_len + extra_len;) {
+    const size_t extra_end = at + 46 + name_len + extra_len;
+    for (size_t e = at + 46 + name_len; e + 4 <= extra_end;) {
       size_t id = ReadLE(bytes, e, 2), len = ReadLE(bytes, e + 2, 2);
+      if (!Within(e + 4, len, extra_end)) return corrupt("truncated extra field");
       if (id == 0x0001) {
         size_t f = e + 4;
-        if (size == 0xffffffff) size = ReadLE(bytes, f, 8), f += 8;
-        if (compressed == 0xffffffff) compressed = ReadLE(bytes, f, 8), f += 8;
-        if (local == 0xffffffff) local = ReadLE(bytes, f, 8);
+        auto next = [&](uint64_t& field) {
+          if (field != 0xffffffff) return true;
+          if (!Within(f, 8, e + 4 + len)) return false;
+          field = ReadLE(bytes, f, 8);
+          f += 8;
+          return true;
+        };
+        if (!next(size) || !next(compressed) || !next(local))
+          return corrupt("truncated zip64 field");
       }
       e += 4 + len;
     }
-    at += 46 + name_len + extra_len + comment_len;
-    if (local + 30 > bytes.size() || ReadLE(bytes, local, 4) != 0x04034b50) {
+    at = extra_end + comment_len;
+    if (!Within(local, 30, bytes.size()) || ReadLE(bytes, local, 4) != 0x04034b50) {
       return corrupt("bad local header");
     }
-    uint64_t data_at = local + 30 + ReadLE(bytes, local + 26, 2) + ReadLE(bytes, local + 28, 2);
-    if (data_at + compressed > bytes.size()) return corrupt("truncated member");
+    const uint64_t local_extra = ReadLE(bytes, local + 26, 2) + ReadLE(bytes, local + 28, 2);
+    if (!Within(local + 30, local_extra, bytes.size())) return corrupt("truncated local header");
+    const uint64_t data_at = local + 30 + local_extra;
+    if (!Within(data_at, compressed, bytes.size())) return corrupt("truncated member");
     absl::string_view data = bytes.substr(data_at, compressed);
     std::string what = absl::StrCat(path, ":", name);
     std::string inflated;
@@ -255,6 +324,10 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       data = inflated;
     } else if (method != 0) {
       return corrupt(absl::StrCat("compression method ", method));
+    }
+    // NumPy refuses a member whose CRC-32 does not match: so does Seam.
+    if (Crc32(data) != crc) {
+      return corrupt(absl::StrCat("member '", name, "' fails its CRC-32 check"));
     }
     SEAM_ASSIGN_OR_RETURN(Literal array, ParseNpy(data, what));
     arrays.push_back({std::string(absl::StripSuffix(name, ".npy")), std::move(array)});
@@ -269,8 +342,7 @@ absl::Status WriteNpzFile(const std::string& path,
   for (const auto& [name, array] : arrays) {
     std::string member = SerializeNpy(*array);
     std::string file_name = name + ".npy";
-    uint32_t crc = static_cast<uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(member.data()), static_cast<uInt>(member.size())));
+    uint32_t crc = Crc32(member);
     uint64_t offset = out.size();
     auto common = [&](std::string& s) {
       AppendLE(s, 20, 2);  // version needed

@@ -21,6 +21,9 @@ bool HasCustomCallHandler(absl::string_view target);
 absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,
                                         OperandValues operands, Evaluator& evaluator);
 
+// `x`'s elements converted to `to`, as convert does.
+absl::StatusOr<Literal> ConvertElements(const Literal& x, DType to);
+
 // Unary, binary and ternary elementwise ops, compare, select, clamp, convert,
 // bitcast-convert, reduce-precision, map (elementwise.cc, map calls back).
 absl::StatusOr<Literal> EvalElementwise(const Instruction& instruction,

@@ -131,8 +131,34 @@ absl::StatusOr<Literal> GeneralReduce(const Instruction& instruction, OperandVal
   return out;
 }
 
-absl::StatusOr<Literal> Reduce(const Instruction& instruction, OperandValues operands,
+// The inputs and inits of a reduce or reduce-window (inputs, then inits) as
+// its reducer takes them: XLA lets a reducer's float types differ from
+// theirs (checking shapes ignoring floating-point precision), and such
+// values reach it converted. `converted` keeps the new ones alive.
+absl::StatusOr<std::vector<const Literal*>> AsReducerTakes(const Computation& reducer,
+                                                           OperandValues operands,
+                                                           std::vector<Literal>& converted) {
+  const size_t n = operands.size() / 2;
+  std::vector<const Literal*> taken(operands.begin(), operands.end());
+  converted.reserve(operands.size());
+  for (size_t k = 0; k < operands.size(); ++k) {
+    // Input k is the reducer's parameter n + k; init k its parameter k.
+    const int parameter = static_cast<int>(k < n ? n + k : k - n);
+    const DType want = reducer.parameter(parameter)->shape().dtype();
+    if (operands[k]->shape().dtype() == want) continue;
+    SEAM_ASSIGN_OR_RETURN(Literal value, ConvertElements(*operands[k], want));
+    converted.push_back(std::move(value));
+    taken[k] = &converted.back();
+  }
+  return taken;
+}
+
+absl::StatusOr<Literal> Reduce(const Instruction& instruction, OperandValues given,
                                Evaluator& evaluator) {
+  std::vector<Literal> converted;
+  SEAM_ASSIGN_OR_RETURN(std::vector<const Literal*> taken,
+                        AsReducerTakes(**instruction.attrs().to_apply, given, converted));
+  OperandValues operands(taken);
   const IntList& reduced = instruction.attrs().dimensions.value_or(IntList{});
   ReduceIndexing ix = MakeIndexing(operands[0]->shape(), reduced);
   const Computation& reducer = **instruction.attrs().to_apply;
@@ -189,8 +215,12 @@ absl::StatusOr<Literal> FastReduceWindow(const Shape& out_shape, const Window& w
   });
 }
 
-absl::StatusOr<Literal> ReduceWindow(const Instruction& instruction, OperandValues operands,
+absl::StatusOr<Literal> ReduceWindow(const Instruction& instruction, OperandValues given,
                                      Evaluator& evaluator) {
+  std::vector<Literal> converted;
+  SEAM_ASSIGN_OR_RETURN(std::vector<const Literal*> taken,
+                        AsReducerTakes(**instruction.attrs().to_apply, given, converted));
+  OperandValues operands(taken);
   size_t n = operands.size() / 2;
   const Window& window = *instruction.attrs().window;
   const Shape& in_shape = operands[0]->shape();

@@ -14,11 +14,13 @@ namespace seam {
 namespace {
 
 using shape_inference_internal::In;
+using shape_inference_internal::InferCollective;
 using shape_inference_internal::InferComposite;
 using shape_inference_internal::InferControl;
 using shape_inference_internal::InferDataMovement;
 using shape_inference_internal::InferElementwise;
 using shape_inference_internal::InferLibrary;
+using shape_inference_internal::InferOpaque;
 using shape_inference_internal::InferReduction;
 using shape_inference_internal::Invalid;
 using shape_inference_internal::Op;
@@ -137,8 +139,12 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& i) {
       return InferComposite(i);
     case OpCategory::kControl:
       return InferControl(i);
+    case OpCategory::kCollective:
+      return InferCollective(i);
+    case OpCategory::kOpaque:
+      return InferOpaque(i);
     default:
-      return std::nullopt;  // collectives and opaque ops (custom-call, infeed...)
+      return std::nullopt;
   }
 }
 

@@ -137,9 +137,23 @@ Inferred InferControl(const Instruction& i) {
       SEAM_RETURN_IF_ERROR(CheckDimList(i, "dimensions", *dims, In(i, 0).rank()));
       return Shape::Scalar(DType::kS32);
     }
+    case Opcode::kCopyStart: {
+      // (destination, source, context)
+      const Shape& x = In(i, 0);
+      return Shape::Tuple({x, x, Shape::Scalar(DType::kU32)});
+    }
+    case Opcode::kCopyDone: {
+      const Shape& started = In(i, 0);
+      if (!started.IsTuple() || started.tuple_shapes().size() != 3 ||
+          !ShapesMatch(started.tuple_shapes()[0], started.tuple_shapes()[1])) {
+        return Invalid("'copy-done' takes a copy-start's (destination, source, context), got ",
+                       Str(started));
+      }
+      return started.tuple_shapes()[0];
+    }
     default:
-      // async-*, copy-start/done, set-dimension-size: results wrap contexts or
-      // dynamic sizes Seam does not model.
+      // async-*, set-dimension-size: results wrap contexts or dynamic sizes
+      // Seam does not model.
       return std::nullopt;
   }
 }

@@ -249,14 +249,57 @@ Inferred InferConvolution(const Instruction& i) {
 
 }  // namespace
 
+namespace {
+
+// sort(operands...): operands of one set of dimensions (any types), sorted
+// along one of them by a comparator of two scalars of each operand's type
+// (operand k's at parameters 2k and 2k+1) returning pred[].
+Inferred InferSort(const Instruction& i) {
+  const Shape& x = In(i, 0);
+  std::vector<Shape> results;
+  for (int k = 0; k < i.operand_count(); ++k) {
+    SEAM_RETURN_IF_ERROR(CheckSameDims(i, x, In(i, k)));
+    results.push_back(In(i, k));
+  }
+  SEAM_ASSIGN_OR_RETURN(const IntList* dims, Require(i, i.attrs().dimensions, "dimensions"));
+  if (dims->size() != 1)
+    return Invalid(Op(i), " sorts along one dimension, got dimensions=", List(*dims));
+  if (x.rank() > 0) SEAM_RETURN_IF_ERROR(CheckDimList(i, "dimensions", *dims, x.rank()));
+  if (x.rank() == 0 && (*dims)[0] != 0) {
+    return Invalid("dimensions=", List(*dims), " of ", Op(i), " is out of range for ", Str(x));
+  }
+  SEAM_ASSIGN_OR_RETURN(const Computation* f, Called(i, i.attrs().to_apply, "to_apply"));
+  bool ok = f->parameter_count() == 2 * i.operand_count() &&
+            ShapesMatch(f->root()->shape(), Shape::Scalar(DType::kPred));
+  std::vector<std::string> expected;
+  for (int k = 0; k < i.operand_count(); ++k) {
+    const Shape scalar = Shape::Scalar(In(i, k).dtype());
+    expected.push_back(Str(scalar));
+    expected.push_back(Str(scalar));
+    for (int side = 0; ok && side < 2; ++side) {
+      const Instruction* p = f->parameter(2 * k + side);
+      ok = p != nullptr && ShapesMatch(p->shape(), scalar);
+    }
+  }
+  if (!ok) {
+    return Invalid("to_apply computation '", f->name(), "' of ", Op(i), " is ", Signature(*f),
+                   ", expected (", absl::StrJoin(expected, ", "), ") -> pred[]");
+  }
+  return i.operand_count() == 1 ? x : Shape::Tuple(std::move(results));
+}
+
+}  // namespace
+
 Inferred InferLibrary(const Instruction& i) {
   switch (i.opcode()) {
     case Opcode::kDot:
       return InferDot(i);
     case Opcode::kConvolution:
       return InferConvolution(i);
+    case Opcode::kSort:
+      return InferSort(i);
     default:
-      return std::nullopt;  // fft, sort, topk, cholesky...: not inferred yet
+      return std::nullopt;  // fft, topk, cholesky...: not inferred yet
   }
 }
 

@@ -66,15 +66,11 @@ absl::StatusOr<const Computation*> Called(const Instruction& i,
   return *ref;
 }
 
-namespace {
-
 std::string Signature(const Computation& c) {
   std::vector<std::string> params;
   for (const Instruction* p : c.parameters()) params.push_back(p ? Str(p->shape()) : "?");
   return absl::StrCat("(", absl::StrJoin(params, ", "), ") -> ", Str(c.root()->shape()));
 }
-
-}  // namespace
 
 absl::Status CheckParameters(const Computation& c, const std::vector<Shape>& expected,
                              absl::string_view role) {

@@ -41,6 +41,10 @@ Inferred InferComposite(const Instruction& i);
 // Parameters, constants, tuples, calls and control flow
 // (shape_inference_control.cc).
 Inferred InferControl(const Instruction& i);
+// Collectives and opaque ops: what is fixed whatever the devices or the
+// target (shape_inference_collective.cc).
+Inferred InferCollective(const Instruction& i);
+Inferred InferOpaque(const Instruction& i);
 
 // ---- Messages ------------------------------------------------------------
 
@@ -113,6 +117,9 @@ struct CheckedInt {
 };
 
 // ---- Called computations -------------------------------------------------
+
+// `(f32[], f32[]) -> f32[]`: what a computation takes and returns.
+std::string Signature(const Computation& c);
 
 // The computation attribute `attr` of `i` names, which must have a root.
 absl::StatusOr<const Computation*> Called(const Instruction& i,

@@ -3,6 +3,7 @@
 // each instruction's declared shape against shape inference.
 #include "seam/ir/verifier.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,39 @@ absl::Status CheckCallees(const Module& module, const Instruction& i) {
   return absl::OkStatus();
 }
 
+// Calls nest at most this deep: the interpreter and the passes that follow
+// calls recurse once per level, and real modules nest a few dozen.
+constexpr size_t kMaxCallDepth = 256;
+
+// Records the longest call chain from `c` (its callees' are known), or
+// reports the call that takes it past kMaxCallDepth.
+absl::Status NoteCallDepth(const Computation& c,
+                           absl::flat_hash_map<const Computation*, size_t>& depth) {
+  size_t deepest = 1;
+  for (const auto& i : c.instructions()) {
+    for (const Computation* callee : i->CalledComputations()) {
+      const size_t through = depth.at(callee) + 1;
+      if (through > kMaxCallDepth) {
+        return InstructionError(*i, "calls nest more than ", kMaxCallDepth,
+                                " deep from here; Seam follows at most that");
+      }
+      deepest = std::max(deepest, through);
+    }
+  }
+  depth[&c] = deepest;
+  return absl::OkStatus();
+}
+
 // A depth-first walk of the call graph that reports the call closing a
 // cycle, so the error points at an instruction and names the whole cycle
-// (MakeComputationPostOrder finds cycles too, but knows no locations).
-absl::Status CheckCallGraphAcyclic(const Module& module) {
+// (MakeComputationPostOrder finds cycles too, but knows no locations), and
+// the call past kMaxCallDepth.
+absl::Status CheckCallGraph(const Module& module) {
   enum Mark { kNew, kActive, kDone };
   absl::flat_hash_map<const Computation*, Mark> marks;
+  // The longest chain of calls from each finished computation, itself
+  // included.
+  absl::flat_hash_map<const Computation*, size_t> depth;
   struct Frame {
     const Computation* computation;
     size_t instruction = 0;
@@ -56,6 +84,7 @@ absl::Status CheckCallGraphAcyclic(const Module& module) {
       const auto& instructions = frame.computation->instructions();
       if (frame.instruction == instructions.size()) {
         marks[frame.computation] = kDone;
+        SEAM_RETURN_IF_ERROR(NoteCallDepth(*frame.computation, depth));
         stack.pop_back();
         continue;
       }
@@ -185,7 +214,7 @@ absl::Status VerifyModule(const Module& module) {
   }
   // Structure first everywhere: inferring a call's shape reads its callee.
   for (const auto& c : module.computations()) SEAM_RETURN_IF_ERROR(CheckStructure(module, *c));
-  SEAM_RETURN_IF_ERROR(CheckCallGraphAcyclic(module));
+  SEAM_RETURN_IF_ERROR(CheckCallGraph(module));
   for (const auto& c : module.computations()) {
     for (const auto& i : c->instructions()) SEAM_RETURN_IF_ERROR(CheckShape(*i));
   }

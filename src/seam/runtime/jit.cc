@@ -2,25 +2,29 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "seam/util/status_macros.h"
 
 extern char** environ;
 
@@ -29,8 +33,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// How long the system compiler may take on one source file before it is
+// stopped (a compiler that hangs would hang Seam): SEAM_COMPILER_TIMEOUT
+// seconds, else 15 minutes (a large module's kernels build in about one).
+double CompilerTimeoutSeconds() {
+  if (const char* env = std::getenv("SEAM_COMPILER_TIMEOUT"); env != nullptr && *env != '\0') {
+    const double seconds = std::atof(env);
+    if (seconds > 0) return seconds;
+  }
+  return 900;
+}
 
-// Runs argv, returning its exit status and everything it printed.
+// Runs argv, returning its exit status and everything it printed; stopped
+// after CompilerTimeoutSeconds().
 absl::StatusOr<std::pair<int, std::string>> RunCommand(const std::vector<std::string>& argv) {
   char log_template[] = "/tmp/seam_cc_XXXXXX";
   int log_fd = mkstemp(log_template);
@@ -54,7 +69,22 @@ absl::StatusOr<std::pair<int, std::string>> RunCommand(const std::vector<std::st
         absl::StrCat("cannot run the C++ compiler '", argv[0], "': ", std::strerror(spawn)));
   }
   int status = 0;
-  waitpid(pid, &status, 0);
+  const auto start = std::chrono::steady_clock::now();
+  const double limit = CompilerTimeoutSeconds();
+  auto pause = std::chrono::microseconds(200);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      unlink(log_template);
+      return absl::DeadlineExceededError(absl::StrFormat(
+          "the C++ compiler '%s' ran past %.0f s and was stopped (SEAM_COMPILER_TIMEOUT sets "
+          "the limit)",
+          argv[0], limit));
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(20000));
+  }
   output << log.rdbuf();
   unlink(log_template);
   return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, output.str());
@@ -69,6 +99,82 @@ const std::string& CompilerVersion(const std::string& compiler) {
   absl::StatusOr<std::pair<int, std::string>> run = RunCommand({compiler, "--version"});
   std::string version = run.ok() ? run->second.substr(0, run->second.find('\n')) : "unknown";
   return (*versions)[compiler] = version;
+}
+
+// An entry's checksum file: the StableHash of the object's bytes, checked
+// before the object is loaded (dlopen trusts what it maps: a truncated
+// object faults on every later run, a changed one runs whatever it holds).
+std::string SumPath(const std::string& object) { return object + ".sum"; }
+
+// The whole of a regular file (not a FIFO or device, which could block),
+// or nullopt.
+std::optional<std::string> ReadRegularFile(const std::string& path) {
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(path, error)) || error) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return bytes.str();
+}
+
+// Writes `bytes` to `path` by a temporary and a rename.
+absl::Status WriteAtomically(const std::string& path, absl::string_view bytes) {
+  const std::string temporary =
+      absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      return absl::PermissionDeniedError(absl::StrCat("cannot write ", temporary));
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (!error) return absl::OkStatus();
+  fs::remove(temporary, error);
+  return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
+}
+
+// Whether the entry at `path` (object and checksum) is whole: anything
+// else there (a truncated or changed object, a missing checksum, a FIFO) is
+// not loaded.
+bool EntryIsWhole(const std::string& path) {
+  std::optional<std::string> object = ReadRegularFile(path);
+  std::optional<std::string> sum = ReadRegularFile(SumPath(path));
+  return object.has_value() && sum.has_value() && StableHash(*object) == *sum;
+}
+
+// Removes an entry that is not whole, never throwing; an entry that cannot
+// be removed is an error (it would be found again on every run).
+absl::Status RemoveEntry(const std::string& path) {
+  for (const std::string& file : {path, SumPath(path)}) {
+    std::error_code error;
+    fs::remove(file, error);
+    if (error && error != std::errc::no_such_file_or_directory) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "the kernel cache entry ", file, " is damaged and cannot be removed: ", error.message(),
+          " (remove it, or set SEAM_CACHE_DIR to another directory)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Temporaries an hour old are left by builds that were killed (a build in
+// progress writes its temporaries within minutes).
+void RemoveStaleTemporaries(const std::string& dir) {
+  std::error_code error;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.find(".tmp.") == std::string::npos) continue;
+    std::error_code ignored;
+    const auto written = fs::last_write_time(it->path(), ignored);
+    if (!ignored && now - written > std::chrono::hours(1)) fs::remove(it->path(), ignored);
+  }
 }
 
 // Loads `path` and checks it is the entry for `key`.
@@ -174,11 +280,16 @@ absl::StatusOr<CompileResult> CompileAndLoad(const std::string& source,
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  if (fs::exists(path)) {
-    absl::StatusOr<std::shared_ptr<SharedObject>> cached = Load(path, key);
-    if (cached.ok()) return CompileResult{*cached, true, seconds(), path};
-    fs::remove(path);  // corrupted or foreign: rebuild
+  std::error_code error;
+  if (fs::exists(fs::symlink_status(path, error)) ||
+      fs::exists(fs::symlink_status(SumPath(path), error))) {
+    if (EntryIsWhole(path)) {
+      absl::StatusOr<std::shared_ptr<SharedObject>> cached = Load(path, key);
+      if (cached.ok()) return CompileResult{*cached, true, seconds(), path};
+    }
+    SEAM_RETURN_IF_ERROR(RemoveEntry(path));  // damaged or foreign: rebuilt below
   }
+  RemoveStaleTemporaries(*dir);
   // A unique temporary name per process and call; rename publishes it.
   std::string stem = absl::StrFormat("%s/%s.tmp.%d.%x", *dir, key, getpid(),
                                      std::random_device{}());
@@ -193,16 +304,29 @@ absl::StatusOr<CompileResult> CompileAndLoad(const std::string& source,
   argv.insert(argv.end(), options.flags.begin(), options.flags.end());
   argv.insert(argv.end(), {"-o", so_path, cc_path});
   absl::StatusOr<std::pair<int, std::string>> run = RunCommand(argv);
-  if (!run.ok()) return run.status();
+  std::error_code ignored;
+  if (!run.ok() || run->first != 0) fs::remove(so_path, ignored);
+  if (!run.ok()) {
+    fs::remove(cc_path, ignored);
+    return run.status();
+  }
   if (run->first != 0) {
     std::string log = run->second.substr(0, 4000);
     return absl::InternalError(absl::StrCat("the C++ compiler failed on generated kernels (",
-                                            cc_path, " kept for inspection):\n", log));
+                                            cc_path, " kept for inspection for an hour):\n", log));
   }
-  fs::remove(cc_path);
-  std::error_code error;
+  fs::remove(cc_path, ignored);
+  // The checksum first, then the object: a reader finding the object finds
+  // its checksum (or, racing another build of the same entry, one that does
+  // not match, and rebuilds).
+  std::optional<std::string> built = ReadRegularFile(so_path);
+  if (!built.has_value()) return absl::InternalError(absl::StrCat("cannot read ", so_path));
+  SEAM_RETURN_IF_ERROR(WriteAtomically(SumPath(path), StableHash(*built)));
   fs::rename(so_path, path, error);
-  if (error) return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
+  if (error) {
+    fs::remove(so_path, ignored);
+    return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
+  }
   absl::StatusOr<std::shared_ptr<SharedObject>> loaded = Load(path, key);
   if (!loaded.ok()) return loaded.status();
   return CompileResult{*loaded, false, seconds(), path};

@@ -1,9 +1,13 @@
 // Compiling generated C++ into a shared object with the system compiler,
 // cached on disk: the key is a hash of the source, the compiler's version
 // and the flags; entries are written atomically (compile to a temporary,
-// rename), so several processes may share the cache; an entry that does not
-// load, or loads but is not the one expected, is rebuilt. The cache lives
-// in $SEAM_CACHE_DIR, else $XDG_CACHE_HOME/seam, else ~/.cache/seam.
+// rename), so several processes may share the cache. Each object has a
+// checksum beside it, checked before it is loaded: an entry that is
+// truncated, changed, not a regular file, or loads but is not the one
+// expected is rebuilt. The compiler is stopped after
+// $SEAM_COMPILER_TIMEOUT seconds (15 minutes by default); temporaries of
+// builds killed an hour ago are cleared. The cache lives in
+// $SEAM_CACHE_DIR, else $XDG_CACHE_HOME/seam, else ~/.cache/seam.
 #pragma once
 
 #include <memory>

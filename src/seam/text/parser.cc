@@ -1,5 +1,7 @@
 #include "seam/text/parser.h"
 
+#include <map>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -26,11 +28,22 @@ struct PendingUse {
   bool is_control = false;
 };
 
+// A signature, `(p0: f32[], p1: s32[2]) -> f32[]`: the parameters' and
+// the root's shapes, checked against them once the body is read.
+struct Signature {
+  size_t offset = 0;
+  std::vector<Shape> parameters;
+  Shape result;
+};
+
 // What one computation's parse needs to remember until its closing brace.
+// Instructions join the computation only then, once their parameter
+// numbers are known to be in range.
 struct ComputationScope {
   absl::flat_hash_map<std::string, Instruction*> by_name;
   std::vector<PendingUse> uses;
   Instruction* root = nullptr;
+  std::vector<std::unique_ptr<Instruction>> instructions;
 };
 
 std::string ModuleNameFromFile(absl::string_view filename) {
@@ -54,8 +67,11 @@ class Parser {
   absl::StatusOr<std::string> AttributeKey(absl::string_view what, size_t& at);
   absl::Status ParseDebugTables(Module& module);
   absl::Status ParseComputation(Module& module);
-  absl::Status SkipSignature();
-  absl::Status ParseInstruction(Computation& computation, ComputationScope& scope);
+  absl::StatusOr<Signature> ParseSignature();
+  absl::Status CheckSignature(const Computation& computation, const Signature& signature,
+                              absl::string_view what);
+  absl::Status CheckParameterNumbers(const ComputationScope& scope, const std::string& name);
+  absl::Status ParseInstruction(ComputationScope& scope);
   absl::Status ParseOperands(Instruction& instruction, ComputationScope& scope);
   absl::Status ParseAttributes(Instruction& instruction, ComputationScope& scope);
   absl::Status ParseControlPredecessors(Instruction& instruction,
@@ -67,6 +83,8 @@ class Parser {
   Scanner s_;
   std::vector<PendingComputationRef> pending_calls_;
   absl::flat_hash_map<std::string, size_t> computation_offsets_;
+  // The header's entry_computation_layout, checked against the entry.
+  std::optional<Signature> entry_layout_;
 };
 
 absl::StatusOr<std::unique_ptr<Module>> Parser::Parse() {
@@ -91,6 +109,10 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::Parse() {
     module->set_entry(module->computations().back().get());
   }
   SEAM_RETURN_IF_ERROR(ResolveCalls(*module));
+  if (entry_layout_.has_value()) {
+    SEAM_RETURN_IF_ERROR(
+        CheckSignature(*module->entry(), *entry_layout_, "entry_computation_layout"));
+  }
   return module;
 }
 
@@ -104,6 +126,16 @@ absl::Status Parser::ParseHeader(Module& module) {
     SEAM_ASSIGN_OR_RETURN(std::string key, AttributeKey("a module attribute", at));
     if (!seen.insert(key).second) {
       return s_.ErrorAtOffset(at, absl::StrCat("module attribute '", key, "' given twice"));
+    }
+    if (key == "entry_computation_layout") {
+      // `{(f32[4]{0}, ...)->f32[4]{0}}`: read as a signature, kept verbatim.
+      size_t value_at = (s_.SkipTrivia(), s_.pos());
+      SEAM_RETURN_IF_ERROR(s_.Expect("{"));
+      SEAM_ASSIGN_OR_RETURN(Signature layout, ParseSignature());
+      SEAM_RETURN_IF_ERROR(s_.Expect("}"));
+      layout.offset = value_at;
+      entry_layout_ = std::move(layout);
+      s_.set_pos(value_at);
     }
     SEAM_ASSIGN_OR_RETURN(std::string value, s_.VerbatimValue());
     module.mutable_attributes().push_back({std::move(key), std::move(value)});
@@ -166,8 +198,11 @@ absl::Status Parser::ParseComputation(Module& module) {
   }
   auto computation = std::make_unique<Computation>(name);
   computation->set_location(s_.LocationAt(at));
+  std::optional<Signature> signature;
   if (s_.Peek() == '(') {
-    SEAM_RETURN_IF_ERROR(SkipSignature());
+    size_t signature_at = s_.pos();
+    SEAM_ASSIGN_OR_RETURN(signature, ParseSignature());
+    signature->offset = signature_at;
     computation->set_has_signature(true);
   }
   SEAM_RETURN_IF_ERROR(s_.Expect("{"));
@@ -177,15 +212,20 @@ absl::Status Parser::ParseComputation(Module& module) {
       return s_.Error(absl::StrCat("unexpected end of input, expected '}' to close computation '",
                                    name, "'"));
     }
-    SEAM_RETURN_IF_ERROR(ParseInstruction(*computation, scope));
+    SEAM_RETURN_IF_ERROR(ParseInstruction(scope));
   }
-  if (computation->instructions().empty()) {
+  if (scope.instructions.empty()) {
     return s_.ErrorAtOffset(at, absl::StrCat("computation '", name, "' has no instructions"));
   }
+  SEAM_RETURN_IF_ERROR(CheckParameterNumbers(scope, name));
+  for (auto& instruction : scope.instructions) computation->AddInstruction(std::move(instruction));
   SEAM_RETURN_IF_ERROR(ResolveUses(scope));
   computation->set_root(scope.root != nullptr
                             ? scope.root
                             : computation->instructions().back().get());
+  if (signature.has_value()) {
+    SEAM_RETURN_IF_ERROR(CheckSignature(*computation, *signature, "the signature"));
+  }
   Computation* added = module.AddComputation(std::move(computation));
   if (is_entry) {
     if (module.entry() != nullptr) {
@@ -198,24 +238,87 @@ absl::Status Parser::ParseComputation(Module& module) {
   return absl::OkStatus();
 }
 
-// `(p0: f32[], p1: s32[2]) -> f32[]`: implied by the parameters and root, so
-// only checked for well-formedness.
-absl::Status Parser::SkipSignature() {
+// `(p0: f32[], p1: s32[2]) -> f32[]`, or without the names (an
+// entry_computation_layout).
+absl::StatusOr<Signature> Parser::ParseSignature() {
+  Signature signature;
   SEAM_RETURN_IF_ERROR(s_.Expect("("));
   if (!s_.TryConsume(")")) {
     do {
-      SEAM_RETURN_IF_ERROR(s_.Name("a parameter name").status());
-      SEAM_RETURN_IF_ERROR(s_.Expect(":"));
-      SEAM_RETURN_IF_ERROR(ParseShape(s_).status());
+      if (s_.Peek() != '(' && !ShapeStartsHere(s_)) {
+        SEAM_RETURN_IF_ERROR(s_.Name("a parameter name").status());
+        SEAM_RETURN_IF_ERROR(s_.Expect(":"));
+      }
+      SEAM_ASSIGN_OR_RETURN(Shape shape, ParseShape(s_));
+      signature.parameters.push_back(std::move(shape));
     } while (s_.TryConsume(","));
     SEAM_RETURN_IF_ERROR(s_.Expect(")"));
   }
   SEAM_RETURN_IF_ERROR(s_.Expect("->"));
-  return ParseShape(s_).status();
+  SEAM_ASSIGN_OR_RETURN(signature.result, ParseShape(s_));
+  return signature;
 }
 
-absl::Status Parser::ParseInstruction(Computation& computation,
-                                      ComputationScope& scope) {
+// What a signature says must be what the parameters and root are (layouts
+// aside): a module whose declared interface contradicts its body is not
+// run on either reading.
+absl::Status Parser::CheckSignature(const Computation& computation, const Signature& signature,
+                                    absl::string_view what) {
+  const std::string of = absl::StrCat(what, " of '", computation.name(), "'");
+  if (static_cast<int>(signature.parameters.size()) != computation.parameter_count()) {
+    return s_.ErrorAtOffset(
+        signature.offset,
+        absl::StrCat(of, " has ", signature.parameters.size(),
+                     " parameter(s) where the computation has ", computation.parameter_count()));
+  }
+  for (int k = 0; k < computation.parameter_count(); ++k) {
+    const Instruction& p = *computation.parameter(k);
+    if (!signature.parameters[k].Compatible(p.shape())) {
+      return s_.ErrorAtOffset(
+          signature.offset,
+          absl::StrCat(of, " gives parameter ", k, " as ", signature.parameters[k].ToString(false),
+                       ", but '", p.name(), "' is ", p.shape().ToString(false)));
+    }
+  }
+  if (!signature.result.Compatible(computation.root()->shape())) {
+    return s_.ErrorAtOffset(
+        signature.offset,
+        absl::StrCat(of, " gives the result as ", signature.result.ToString(false), ", but root '",
+                     computation.root()->name(), "' is ",
+                     computation.root()->shape().ToString(false)));
+  }
+  return absl::OkStatus();
+}
+
+// Parameters are numbered 0..n-1 for n parameters, each number once:
+// checked before the computation's parameter table is built, which a
+// number like 2^63 - 1 would otherwise size.
+absl::Status Parser::CheckParameterNumbers(const ComputationScope& scope, const std::string& name) {
+  std::map<int64_t, const Instruction*> by_number;
+  for (const auto& i : scope.instructions) {
+    if (i->opcode() != Opcode::kParameter) continue;
+    auto [it, fresh] = by_number.emplace(i->parameter_number(), i.get());
+    if (!fresh) {
+      return ErrorAt(i->location(), absl::StrCat("'", i->name(), "': parameter number ", it->first,
+                                                 " is already used by '", it->second->name(), "'"));
+    }
+  }
+  // Numbers past the count leave a gap; the first parameter past it is
+  // reported, wherever it is written.
+  int64_t missing = 0;
+  for (const auto& [number, parameter] : by_number) {
+    if (number != missing) {
+      return ErrorAt(parameter->location(),
+                     absl::StrCat("'", parameter->name(), "': parameter number ", number,
+                                  " leaves a gap: computation '", name, "' has no parameter(",
+                                  missing, "); parameters must be numbered 0..n-1"));
+    }
+    ++missing;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseInstruction(ComputationScope& scope) {
   bool is_root = false;
   if (s_.PeekWord() == "ROOT") {
     size_t save = s_.pos();
@@ -255,7 +358,7 @@ absl::Status Parser::ParseInstruction(Computation& computation,
   }
   SEAM_RETURN_IF_ERROR(ParseOperands(instruction, scope));
   SEAM_RETURN_IF_ERROR(ParseAttributes(instruction, scope));
-  computation.AddInstruction(std::move(owned));
+  scope.instructions.push_back(std::move(owned));
   return absl::OkStatus();
 }
 

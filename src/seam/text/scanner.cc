@@ -221,6 +221,8 @@ absl::Status Scanner::SkipQuoted(std::string* out) {
       continue;
     }
     if (c == '\n') break;
+    // A NUL would end the string wherever it is handed on as C text.
+    if (c == '\0') return ErrorAtOffset(pos_ - 1, "a NUL byte inside a string");
     if (out != nullptr) *out += c;
   }
   return ErrorAtOffset(start, "unterminated string");

@@ -9,12 +9,22 @@
 namespace seam {
 namespace {
 
-absl::StatusOr<Shape> ParseTupleShape(Scanner& scanner) {
+// Tuples nest at most this deep: everything that walks a shape recurses
+// into its elements, and real modules nest a few levels.
+constexpr int kMaxTupleDepth = 100;
+
+absl::StatusOr<Shape> ParseShapeAt(Scanner& scanner, int depth);
+
+absl::StatusOr<Shape> ParseTupleShape(Scanner& scanner, int depth) {
+  if (depth >= kMaxTupleDepth) {
+    return scanner.Error(absl::StrCat("tuple shapes nest more than ", kMaxTupleDepth,
+                                      " deep here; Seam reads at most that"));
+  }
   SEAM_RETURN_IF_ERROR(scanner.Expect("("));
   std::vector<Shape> elements;
   if (!scanner.TryConsume(")")) {
     do {
-      SEAM_ASSIGN_OR_RETURN(Shape element, ParseShape(scanner));
+      SEAM_ASSIGN_OR_RETURN(Shape element, ParseShapeAt(scanner, depth + 1));
       elements.push_back(std::move(element));
     } while (scanner.TryConsume(","));
     SEAM_RETURN_IF_ERROR(scanner.Expect(")"));
@@ -87,8 +97,12 @@ bool ShapeStartsHere(Scanner& scanner) {
   return DTypeFromName(word).has_value();
 }
 
-absl::StatusOr<Shape> ParseShape(Scanner& scanner) {
-  if (scanner.Peek() == '(') return ParseTupleShape(scanner);
+absl::StatusOr<Shape> ParseShape(Scanner& scanner) { return ParseShapeAt(scanner, 0); }
+
+namespace {
+
+absl::StatusOr<Shape> ParseShapeAt(Scanner& scanner, int depth) {
+  if (scanner.Peek() == '(') return ParseTupleShape(scanner, depth);
   size_t start = scanner.pos();
   std::string word = scanner.PeekWord();
   if (word.empty()) return scanner.Unexpected("a shape");
@@ -101,6 +115,15 @@ absl::StatusOr<Shape> ParseShape(Scanner& scanner) {
   std::vector<int64_t> dims;
   std::vector<bool> dynamic;
   SEAM_RETURN_IF_ERROR(ParseDimensions(scanner, dims, dynamic));
+  // Element counts and byte sizes fit in int64 everywhere after this.
+  int64_t bytes = std::max<int64_t>(1, DTypeByteSize(*dtype));
+  for (int64_t d : dims) {
+    if (d != Shape::kUnboundedSize && __builtin_mul_overflow(bytes, d, &bytes)) {
+      return scanner.ErrorAtOffset(start,
+                                   absl::StrCat("shape ", word, "[", absl::StrJoin(dims, ","),
+                                                "] holds more than 2^63 bytes"));
+    }
+  }
   Shape shape = *dtype == DType::kToken && dims.empty()
                     ? Shape::Token()
                     : Shape::Array(*dtype, dims);
@@ -114,5 +137,7 @@ absl::StatusOr<Shape> ParseShape(Scanner& scanner) {
   }
   return shape;
 }
+
+}  // namespace
 
 }  // namespace seam

@@ -1,9 +1,11 @@
 #include "seam/text/source_file.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/util/error_location.h"
 
@@ -11,6 +13,8 @@ namespace seam {
 
 SourceFile::SourceFile(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)) {
+  // A UTF-8 byte order mark (some editors write one) is not text.
+  if (absl::StartsWith(text_, "\xEF\xBB\xBF")) text_.erase(0, 3);
   line_starts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i) {
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
@@ -18,6 +22,11 @@ SourceFile::SourceFile(std::string name, std::string text)
 }
 
 absl::StatusOr<SourceFile> SourceFile::Read(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory, expected a file of HLO text"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   std::ostringstream contents;
@@ -53,7 +62,12 @@ std::string SourceFile::FormatError(SourceLocation location,
   constexpr size_t kMaxShown = 240;
   size_t caret = static_cast<size_t>(location.column - 1);
   size_t start = caret > kMaxShown / 2 ? caret - kMaxShown / 2 : 0;
-  absl::string_view shown = line.substr(std::min(start, line.size()), kMaxShown);
+  std::string shown(line.substr(std::min(start, line.size()), kMaxShown));
+  // Control bytes (a NUL would end the message where it is printed) show
+  // as '?', one column each.
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';
+  }
   std::string pad;
   for (size_t i = start; i < caret && i < line.size(); ++i) {
     pad += line[i] == '\t' ? '\t' : ' ';

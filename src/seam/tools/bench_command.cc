@@ -440,13 +440,17 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_option("--passes", options->passes,
                       "Graph passes run before planning: a pipeline spec, `default` or `none`")
       ->default_val("default");
-  command->add_option("--repeat", options->repeat,
-                      "Rounds of timed runs, each strategy once per round, after one warm-up")
-      ->check(CLI::PositiveNumber)
+  command
+      ->add_option("--repeat", options->repeat,
+                   "Rounds of timed runs, each strategy once per round, after one warm-up")
+      ->check(CLI::Range(1, 1000000))
       ->default_val(11);
-  command->add_option("--seed", options->seed, "Seed for the random inputs")->default_val(0);
+  command->add_option("--seed", options->seed, "Seed for the random inputs")
+      ->check(NonNegativeInteger())
+      ->default_val(0);
   command->add_option("--inputs", options->inputs,
-                      "Arguments from a .npy/.npz file (by parameter name or else in order) "
+                      "Arguments from a .npy/.npz file (arrays named after the parameters, or "
+                      "NumPy's arr_0, arr_1... in order) "
                       "instead of random ones; one module only");
   command->add_flag("--json", options->json, "Print one JSON object instead of a table");
   command->add_flag("--excess-precision,!--no-excess-precision", options->excess_precision,

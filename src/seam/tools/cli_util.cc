@@ -10,6 +10,7 @@
 #include "seam/runtime/cuda_binary.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
+#include "seam/tools/commands.h"
 
 namespace seam {
 
@@ -78,6 +79,18 @@ absl::Status CudaBackendAvailable() {
   return absl::UnavailableError(absl::StrCat(
       "--backend=cuda: ", device.message(),
       "; `seam compile FILE --backend=cuda --target=sm_90` compiles the kernels to PTX without one"));
+}
+
+CLI::Validator NonNegativeInteger() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const size_t first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-') {
+          return "must be a non-negative integer, got " + value;
+        }
+        return "";
+      },
+      "NONNEGATIVE");
 }
 
 }  // namespace seam

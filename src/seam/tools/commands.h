@@ -23,4 +23,8 @@ std::function<int()> AddCompileCommand(CLI::App& app);
 // Adds `seam gym`.
 std::function<int()> AddGymCommand(CLI::App& app);
 
+// Options every subcommand reads alike. A seed is a non-negative integer
+// (CLI11 would wrap -1 round to 2^64 - 1).
+CLI::Validator NonNegativeInteger();
+
 }  // namespace seam

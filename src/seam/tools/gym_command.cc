@@ -143,7 +143,8 @@ std::function<int()> AddGymCommand(CLI::App& app) {
                       "What to minimise: ops (the op count, default) or cost (the cost model's time "
                       "after stitch fusion on the host CPU)")
       ->check(CLI::IsMember({"ops", "cost"}));
-  command->add_option("--seed", options->search.seed, "Seed of the random agent (default 0)");
+  command->add_option("--seed", options->search.seed, "Seed of the random agent (default 0)")
+      ->check(NonNegativeInteger());
   command->add_option("--beam-width", options->search.beam_width, "States kept per depth (default 4)")
       ->check(CLI::PositiveNumber);
   command->add_flag("!--no-interpret", options->interpret,

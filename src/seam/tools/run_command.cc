@@ -301,9 +301,12 @@ std::function<int()> AddRunCommand(CLI::App& app) {
       "run", "Run a module on inputs and print a summary of each output");
   command->add_option("FILE", options->file, "HLO text file holding one module")->required();
   command->add_option("--inputs", options->inputs,
-                      ".npy (one parameter) or .npz with one array per parameter, bound by "
-                      "parameter name or else in order; default: random inputs from --seed");
-  command->add_option("--seed", options->seed, "Seed for random inputs")->default_val(0);
+                      ".npy (one parameter) or .npz with one array per parameter, named after "
+                      "it (or NumPy's arr_0, arr_1... in order); default: random inputs from "
+                      "--seed");
+  command->add_option("--seed", options->seed, "Seed for random inputs")
+      ->check(NonNegativeInteger())
+      ->default_val(0);
   command->add_option("--output", options->output, "Write the outputs to this .npz file");
   command
       ->add_option("--backend", options->backend,
@@ -318,14 +321,17 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                    "cuda-sim: the GPU emulated, sm_80 (A100) or sm_90 (H100)")
       ->check(CLI::IsMember({"sm_80", "sm_90"}))
       ->default_val("sm_90");
-  command->add_option("--fusion", options->fusion, "cpu, cuda: fusion strategy, none, xla or stitch")
-      ->check(CLI::IsMember({"none", "xla", "stitch"}))
-      ->default_val("stitch");
+  CLI::Option* fusion = command
+                            ->add_option("--fusion", options->fusion,
+                                         "cpu, cuda: fusion strategy, none, xla or stitch")
+                            ->check(CLI::IsMember({"none", "xla", "stitch"}))
+                            ->default_val("stitch");
   command->add_option("--passes", options->passes,
                       "Run these graph passes first (a pipeline spec, `default`, or `none`); "
                       "cpu and cuda run `default` unless told otherwise");
-  command->add_option("--dump-to", options->dump_to,
-                      "cpu, cuda: write the fusion plan and the generated C++ or CUDA to this directory");
+  CLI::Option* dump_to = command->add_option(
+      "--dump-to", options->dump_to,
+      "cpu, cuda: write the fusion plan and the generated C++ or CUDA to this directory");
   command->add_flag("--verify", options->verify,
                     "Also run the module as written in the interpreter on the same inputs and "
                     "fail unless the outputs agree (each float output's worst error within 1% "
@@ -343,7 +349,19 @@ std::function<int()> AddRunCommand(CLI::App& app) {
   command->add_flag("--profile", options->profile,
                     "cpu: run once more after the first run and print where that run's time "
                     "went (kernels, op kernels, BLAS, interpreter, the rest)");
-  return [options]() { return Run(*options); };
+  return [options, fusion, dump_to]() {
+    // The interpreter runs the module op by op: nothing is fused or dumped.
+    if (options->backend == "interp") {
+      for (const CLI::Option* ignored : {fusion, dump_to}) {
+        if (ignored->count() == 0) continue;
+        return Fail(absl::InvalidArgumentError(
+            absl::StrCat(ignored->get_name(),
+                         " does not apply to --backend=interp, which runs the module op "
+                         "by op")));
+      }
+    }
+    return Run(*options);
+  };
 }
 
 }  // namespace seam
