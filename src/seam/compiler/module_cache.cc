@@ -7,7 +7,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +14,7 @@
 #include "seam/runtime/jit.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::compiler {
@@ -83,22 +83,12 @@ void DropMetadata(Module& module) {
 }
 
 // Publishes `module` as the entry for `key`: written aside, then renamed.
+// A cache that cannot be written only costs the next run the passes.
 void WriteEntry(const std::string& entry, const std::string& key, const Module& module) {
   const std::string body = PrintModule(module);
-  const std::string temporary =
-      absl::StrFormat("%s.tmp.%d.%x", entry, getpid(), std::random_device{}());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << kHeader << key << " body=" << runtime::StableHash(body) << "\n" << body;
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      return;
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, entry, error);
-  if (error) fs::remove(temporary, error);
+  WriteFileAtomically(entry,
+                      absl::StrCat(kHeader, key, " body=", runtime::StableHash(body), "\n", body))
+      .IgnoreError();
 }
 
 // Dumps after each pass, and verification after each, ask for the passes

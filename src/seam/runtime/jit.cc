@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 extern char** environ;
@@ -117,26 +118,6 @@ std::optional<std::string> ReadRegularFile(const std::string& path) {
   bytes << in.rdbuf();
   if (in.bad()) return std::nullopt;
   return bytes.str();
-}
-
-// Writes `bytes` to `path` by a temporary and a rename.
-absl::Status WriteAtomically(const std::string& path, absl::string_view bytes) {
-  const std::string temporary =
-      absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      return absl::PermissionDeniedError(absl::StrCat("cannot write ", temporary));
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (!error) return absl::OkStatus();
-  fs::remove(temporary, error);
-  return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
 }
 
 // Whether the entry at `path` (object and checksum) is whole: anything
@@ -321,7 +302,7 @@ absl::StatusOr<CompileResult> CompileAndLoad(const std::string& source,
   // not match, and rebuilds).
   std::optional<std::string> built = ReadRegularFile(so_path);
   if (!built.has_value()) return absl::InternalError(absl::StrCat("cannot read ", so_path));
-  SEAM_RETURN_IF_ERROR(WriteAtomically(SumPath(path), StableHash(*built)));
+  SEAM_RETURN_IF_ERROR(WriteFileAtomically(SumPath(path), StableHash(*built)));
   fs::rename(so_path, path, error);
   if (error) {
     fs::remove(so_path, ignored);

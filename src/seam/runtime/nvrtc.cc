@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "seam/runtime/cuda_home.h"
 #include "seam/runtime/jit.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam::runtime {
@@ -160,21 +160,6 @@ absl::StatusOr<NvrtcOutput> RunNvrtc(const Nvrtc& n, const std::string& source,
   return out;
 }
 
-// Writes `bytes` to `path` through a temporary unique to this process and
-// call, so readers see the whole file or none.
-absl::Status PublishAtomically(const std::string& path, const std::string& bytes) {
-  std::string temporary = absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << bytes;
-    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", temporary));
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) return absl::InternalError(absl::StrCat("cannot publish ", path, ": ", error.message()));
-  return absl::OkStatus();
-}
-
 // Runs NVRTC on `source` with `options`, or finds the result in the cache:
 // the PTX (`want_ptx`) or the log in a file named by the key and `suffix`
 // (valid when it starts with the key and contains `marker`), and for a
@@ -215,8 +200,8 @@ absl::StatusOr<NvrtcResult> CachedNvrtc(const std::string& source, std::vector<s
   if (!output.ok()) return output.status();
   std::string text = want_ptx ? std::move(output->ptx) : std::move(output->log);
   // The cubin first: the text file is what marks the entry present.
-  if (!want_ptx) SEAM_RETURN_IF_ERROR(PublishAtomically(cubin_path, output->cubin));
-  SEAM_RETURN_IF_ERROR(PublishAtomically(path, header + text));
+  if (!want_ptx) SEAM_RETURN_IF_ERROR(WriteFileAtomically(cubin_path, output->cubin));
+  SEAM_RETURN_IF_ERROR(WriteFileAtomically(path, header + text));
   return NvrtcResult{std::move(text), std::move(output->cubin), false, seconds(), path};
 }
 

@@ -1,9 +1,13 @@
 #include "seam/util/files.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace seam {
 
@@ -21,6 +25,21 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   out.close();
   if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
   return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temporary =
+      absl::StrFormat("%s.tmp.%d.%x", path, getpid(), std::random_device{}());
+  std::error_code error;
+  absl::Status written = WriteFile(temporary, text);
+  if (written.ok()) {
+    std::filesystem::rename(temporary, path, error);
+    if (!error) return absl::OkStatus();
+    written =
+        absl::PermissionDeniedError(absl::StrCat("cannot publish ", path, ": ", error.message()));
+  }
+  std::filesystem::remove(temporary, error);
+  return written;
 }
 
 }  // namespace seam
