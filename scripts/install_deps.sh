@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Seam builds with, when any is missing.
+#   scripts/install_deps.sh           what building and running Seam needs
+#   scripts/install_deps.sh --tests   and clang with libFuzzer, for the
+#                                     sanitizer build and the fuzzers
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libabsl-dev libcli11-dev libgtest-dev libgmock-dev zlib1g-dev
           nlohmann-json3-dev libopenblas-dev libdnnl-dev libboost-context-dev python3-venv python3-dev)
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(clang libclang-rt-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

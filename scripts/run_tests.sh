@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds Seam and runs the tests: the suite, then the parser and golden
-# tests once more under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Builds Seam and runs the tests: the suite; the parser, golden and fuzz
+# corpus tests once more under AddressSanitizer + UndefinedBehaviorSanitizer
+# (a clang build); then each libFuzzer harness for a bounded time.
 #
 #   scripts/run_tests.sh          CI's run: the heaviest families as a sample
 #                                 rotating with the time (the seed is printed)
@@ -10,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
 if [ "${1:-}" = "--full" ]; then full=1; fi
-scripts/install_deps.sh
+scripts/install_deps.sh --tests
 jobs="${SEAM_JOBS:-$(nproc)}"
 
 echo "== code size (lines per folder)"
@@ -36,11 +37,21 @@ build/bench/seam_plan_bench --repeat 3
 echo "== pass-ordering environment throughput (not a timed test)"
 build/bench/seam_gym_bench --seconds 2
 
-echo "== sanitizer build of the parser and golden tests"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSEAM_SANITIZE=ON >/dev/null
-cmake --build build-asan -j "$jobs" --target seam_text_tests seam_golden_tests
+echo "== sanitizer build (clang, with the fuzzers) of the parser, golden and fuzz tests"
+# A build directory configured otherwise (an older gcc sanitizer build) is
+# started afresh: its compiler cannot change in place.
+if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^SEAM_FUZZ:BOOL=ON' build-asan/CMakeCache.txt; then
+  rm -rf build-asan
+fi
+CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSEAM_FUZZ=ON >/dev/null
+cmake --build build-asan -j "$jobs" --target seam_text_tests seam_golden_tests seam_fuzz_tests \
+  fuzz_hlo_parse fuzz_hlo_interpret fuzz_hlo_passes fuzz_npz
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -L 'text|golden' -j "$jobs" --output-on-failure
+  ctest --test-dir build-asan -L 'text|golden|fuzz' -j "$jobs" --output-on-failure
+
+echo "== fuzzers: each harness for a bounded time, fixed seed (scripts/fuzz.sh)"
+scripts/fuzz.sh "${SEAM_FUZZ_SECONDS:-40}"
 
 if [ "$full" = 1 ]; then
   echo "== all tests"

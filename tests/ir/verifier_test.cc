@@ -98,6 +98,41 @@ ENTRY e {
   EXPECT_EQ(Where(status), "10:5");
 }
 
+// The library ops beside dot and convolution: what each result must be.
+TEST(Verifier, LinearAlgebraOpsHaveTheirShapes) {
+  EXPECT_TRUE(Verify(R"(HloModule m
+ENTRY e {
+  p = f32[4,16] parameter(0)
+  r = c64[4,9] fft(p), fft_type=RFFT, fft_length={16}
+  i = f32[4,16] fft(r), fft_type=IRFFT, fft_length={16}
+  t = (f32[4,3], s32[4,3]) topk(p), k=3, largest=true
+  a = f32[2,3,3] parameter(1)
+  c = f32[2,3,3] cholesky(a), lower=true
+  b = f32[2,5,3] parameter(2)
+  s = f32[2,5,3] triangular-solve(a, b), left_side=false, lower=true, transpose_a=NO_TRANSPOSE
+  ROOT u = (f32[4,16], (f32[4,3], s32[4,3]), f32[2,3,3], f32[2,5,3]) tuple(i, t, c, s)
+})")
+                  .ok());
+  const std::pair<const char*, const char*> wrong[] = {
+      {"p = f32[4,8] parameter(0)\n  ROOT t = (f32[4,16], s32[4,16]) topk(p), k=16",
+       "'t': k=16 of 'topk' is outside [0, 8], the last dimension of f32[4,8]"},
+      {"p = f32[4,3] parameter(0)\n  ROOT c = f32[4,3] cholesky(p), lower=true",
+       "'c': the operand of 'cholesky' must be float or complex matrices, square in the last two "
+       "dimensions, got f32[4,3]"},
+      {"p = c64[4,8] parameter(0)\n  ROOT f = c64[4,16] fft(p), fft_type=FFT, fft_length={16}",
+       "'f': FFT of 'fft' with fft_length={16} needs trailing dimensions {16}, got c64[4,8]"},
+      {"p = f32[4,8] parameter(0)\n  ROOT f = f32[4,8] fft(p), fft_type=FFT, fft_length={8}",
+       "'f': FFT of 'fft' takes c64 or c128, got f32[4,8]"},
+      {"a = f32[3,3] parameter(0)\n  b = f32[5,7] parameter(1)\n"
+       "  ROOT c = f32[5,7] triangular-solve(a, b), left_side=true, lower=true",
+       "'c': operand 1 of 'triangular-solve' must be f32 with f32[3,3]'s batch dimensions and 3 "
+       "in its second last dimension (left_side=true), got f32[5,7]"},
+  };
+  for (const auto& [body, message] : wrong) {
+    EXPECT_EQ(Verify(absl::StrCat("HloModule m\nENTRY e {\n  ", body, "\n}")).message(), message);
+  }
+}
+
 TEST(Verifier, WhileBodyMustKeepTheLoopState) {
   absl::Status status = Verify(R"(HloModule m
 cond {

@@ -74,6 +74,26 @@ main {
   EXPECT_EQ(module->computations()[0]->root()->name(), "b");
 }
 
+// A name taken from a file name must print as `HloModule <name>` and parse
+// back: characters a name cannot hold become '_'.
+TEST(Parser, ModuleNamesFromFileNamesPrintAndParseBack) {
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      ParseHloModule("ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", "dir/my model<1>.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ((*module)->name(), "my_model_1_");
+  EXPECT_TRUE(ParseHloModule(PrintModule(**module)).ok());
+}
+
+// A constant's buffer is only allocated when its text could fill it.
+TEST(Parser, ConstantsLargerThanTheirTextAreRefusedBeforeAllocating) {
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      ParseHloModule("ENTRY e {\n  ROOT z = f32[9007199254740992] constant(0)\n}\n");
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(module.status().message().find("has 9007199254740992 elements; the text holds fewer"),
+            absl::string_view::npos)
+      << module.status();
+}
+
 TEST(Parser, KeepsUnknownAttributesVerbatim) {
   auto module = Parse(R"(HloModule m, is_scheduled=true
 ENTRY e {

@@ -199,7 +199,7 @@ class GpuScheduler {
     // The reduce's init, once, then the row.
     std::vector<ComputeStep> finish;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      finish.emplace_back(std::in_place_type<FinishRow>, static_cast<int>(j), /*with_init=*/true);
+      finish.emplace_back(FinishRow{static_cast<int>(j), /*with_init=*/true});
     }
     If first_lane{"live && lane == 0", {}};
     first_lane.body.push_back({Compute::Scalar(stage, std::move(finish))});

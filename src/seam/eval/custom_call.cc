@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
 
@@ -19,8 +20,8 @@ namespace {
 
 Literal Identity(const Instruction& instruction, const Literal& x) {
   Literal out(instruction.shape());
-  std::memcpy(out.mutable_bytes().data(), x.bytes().data(),
-              std::min(out.bytes().size(), x.bytes().size()));
+  const size_t bytes = std::min(out.bytes().size(), x.bytes().size());
+  if (bytes > 0) std::memcpy(out.mutable_bytes().data(), x.bytes().data(), bytes);  // never null
   return out;
 }
 
@@ -72,11 +73,18 @@ absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandVa
   std::string target = instruction.attrs().custom_call_target.value_or("");
   for (const Handler& handler : Handlers()) {
     if (handler.target != target) continue;
-    if (operands.size() != 1 || !instruction.shape().IsArray() ||
-        !operands[0]->shape().IsArray() ||
-        operands[0]->element_count() != Literal(instruction.shape()).element_count()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "custom-call target \"", target, "\" expects one array operand of the result's size"));
+    const Shape& result = instruction.shape();
+    if (operands.size() != 1 || !result.IsArray() || !operands[0]->shape().IsArray() ||
+        operands[0]->shape().dtype() != result.dtype() ||
+        operands[0]->element_count() != result.ElementCount()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("custom-call target \"", target,
+                       "\" expects one array operand of the result's type and size"));
+    }
+    if (absl::StartsWith(handler.target, "AwsNeuronGelu") && !IsFloat(result.dtype())) {
+      return absl::InvalidArgumentError(absl::StrCat("custom-call target \"", target,
+                                                     "\" computes on real floats, not ",
+                                                     DTypeName(result.dtype())));
     }
     return handler.run(instruction, *operands[0]);
   }

@@ -134,6 +134,11 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
       owned_bytes[i] = ByteSize(*owned[i]);  // moved, so the total is unchanged
       owned_bytes[tuple_slot] -= owned_bytes[i];
     } else {
+      if (deadline_.has_value() && absl::Now() > *deadline_) {
+        return ErrorAt(
+            instruction.location(),
+            absl::StrCat("'", instruction.name(), "': the interpreter ran past its time limit"));
+      }
       SEAM_RETURN_IF_ERROR(CheckRoomFor(instruction));
       operands.clear();
       for (int o : s.operand_slots[i]) operands.push_back(value[o]);
@@ -144,6 +149,15 @@ absl::StatusOr<Literal> Evaluator::Call(const Computation& computation,
         return ErrorAt(instruction.location(), absl::StrCat("'", instruction.name(), "' (",
                                                             OpcodeName(instruction.opcode()),
                                                             "): ", result.status().message()));
+      }
+      // A value of another form than declared (a gap in the verifier) ends
+      // the run here, before any later instruction misreads it.
+      if (!result->shape().CompatibleIgnoringDynamism(instruction.shape())) {
+        return ErrorAt(
+            instruction.location(),
+            absl::StrCat("'", instruction.name(), "' (", OpcodeName(instruction.opcode()),
+                         "): the interpreter made ", result->shape().ToString(false), " where ",
+                         instruction.shape().ToString(false), " is declared"));
       }
       owned[i] = std::move(*result);
       if (rounding_nudge_.has_value() && RoundsItsResult(instruction.opcode())) {

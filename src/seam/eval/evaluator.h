@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "seam/ir/literal.h"
 #include "seam/ir/module.h"
@@ -35,6 +36,11 @@ class Evaluator {
   // at most 9/10 of the memory available at its first check; a value of
   // 64 MiB or more must also fit in 9/10 of what is available as it is made.
   void set_memory_limit(int64_t bytes) { memory_limit_ = bytes; }
+
+  // When set, a run fails at the first instruction it would start after
+  // `deadline`, naming it: a loop that runs too long (or forever) ends
+  // with an error. One instruction is never interrupted.
+  void set_deadline(absl::Time deadline) { deadline_ = deadline; }
 
   // Reduces with a recognised reducer (add, max...) accumulate bf16 and f16
   // in f32, as Seam's compiled kernels do, and f32 in f64, closer to the
@@ -63,6 +69,7 @@ class Evaluator {
   mutable std::optional<int64_t> memory_limit_;
   bool wide_accumulation_ = false;
   std::optional<uint64_t> rounding_nudge_;
+  std::optional<absl::Time> deadline_;
   int64_t live_bytes_ = 0;  // intermediates held by all active Calls
 };
 

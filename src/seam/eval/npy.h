@@ -25,6 +25,12 @@ absl::Status WriteNpyFile(const std::string& path, const Literal& array);
 // Arrays in archive order, named without the `.npy` suffix. Stored and
 // deflated members are both read; zip64 sizes are understood.
 absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path);
+// Whether members are checked against their CRC-32: always, except where a
+// fuzzer's mutations must reach the parsing of the members' contents.
+enum class NpzChecks { kCrc32, kSkipCrc32ForFuzzing };
+// The bytes of one .npz archive; `what` names it in errors.
+absl::StatusOr<NamedArrays> ParseNpz(absl::string_view bytes, absl::string_view what,
+                                     NpzChecks checks = NpzChecks::kCrc32);
 // Writes an uncompressed archive, as numpy.savez does.
 absl::Status WriteNpzFile(const std::string& path,
                           const std::vector<std::pair<std::string, const Literal*>>& arrays);

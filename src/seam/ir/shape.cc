@@ -39,17 +39,17 @@ bool Shape::HasDynamicDims() const {
   return false;
 }
 
-bool Shape::Compatible(const Shape& other) const {
+bool Shape::SameForm(const Shape& other, bool with_dynamism) const {
   if (is_tuple_ != other.is_tuple_) return false;
   if (is_tuple_) {
     if (tuple_.size() != other.tuple_.size()) return false;
     for (size_t i = 0; i < tuple_.size(); ++i) {
-      if (!tuple_[i].Compatible(other.tuple_[i])) return false;
+      if (!tuple_[i].SameForm(other.tuple_[i], with_dynamism)) return false;
     }
     return true;
   }
   return dtype_ == other.dtype_ && dims_ == other.dims_ &&
-         dynamic_ == other.dynamic_;
+         (!with_dynamism || dynamic_ == other.dynamic_);
 }
 
 std::string Shape::ToString(bool with_layout) const {

@@ -62,12 +62,17 @@ class Shape {
   // Exact equality, layouts included.
   bool operator==(const Shape& other) const = default;
   // Equal ignoring layouts (element types, dimensions, dynamism, nesting).
-  bool Compatible(const Shape& other) const;
+  bool Compatible(const Shape& other) const { return SameForm(other, true); }
+  // Equal ignoring layouts and which sizes are bounds (`<=N`): values of
+  // either shape hold the same elements at the same indices.
+  bool CompatibleIgnoringDynamism(const Shape& other) const { return SameForm(other, false); }
 
   // HLO text, e.g. `f32[2,<=3]{1,0}` or `(f32[], s32[4])`.
   std::string ToString(bool with_layout = true) const;
 
  private:
+  bool SameForm(const Shape& other, bool with_dynamism) const;
+
   bool is_tuple_ = true;
   DType dtype_ = DType::kPred;
   std::vector<int64_t> dims_;

@@ -39,8 +39,10 @@ Inferred InferCollective(const Instruction& i) {
       if (i.operand_count() < 1) return Invalid(Op(i), " takes at least one operand, got none");
       return OperandShapes(i);
     case Opcode::kCollectivePermute:
-      // The in-place form (input, output, offsets) writes into its second
-      // operand.
+      if (i.operand_count() < 1) return Invalid(Op(i), " takes at least one operand, got none");
+      // The in-place form (input, output, input and output offsets) writes
+      // into its second operand.
+      if (i.operand_count() == 4) return In(i, 1);
       if (i.operand_count() != 1) return std::nullopt;
       return In(i, 0);
     default:

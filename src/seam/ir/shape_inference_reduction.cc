@@ -299,7 +299,7 @@ Inferred InferLibrary(const Instruction& i) {
     case Opcode::kSort:
       return InferSort(i);
     default:
-      return std::nullopt;  // fft, topk, cholesky...: not inferred yet
+      return InferLinearAlgebra(i);  // topk, cholesky, triangular-solve, fft
   }
 }
 

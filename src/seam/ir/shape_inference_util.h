@@ -38,6 +38,8 @@ Inferred InferScatter(const Instruction& i);
 Inferred InferReduction(const Instruction& i);
 Inferred InferLibrary(const Instruction& i);
 Inferred InferComposite(const Instruction& i);
+// topk, cholesky, triangular-solve and fft (shape_inference_linalg.cc).
+Inferred InferLinearAlgebra(const Instruction& i);
 // Parameters, constants, tuples, calls and control flow
 // (shape_inference_control.cc).
 Inferred InferControl(const Instruction& i);

@@ -202,8 +202,11 @@ std::optional<Opcode> ReducerOp(const Instruction& reduce) {
   }
   std::optional<Opcode> op = AsBinaryReducer(**reduce.attrs().to_apply);
   DType t = reduce.operand(0)->shape().dtype();
+  // One type throughout: a mixed-precision reduce (init or reducer of
+  // another float type) converts as it goes, which these rules do not.
   if (!op || (*reduce.attrs().to_apply)->root()->shape().dtype() != t ||
-      !reduce.shape().IsArray() || reduce.shape().dtype() != t || !IsIntegralOrFloat(t)) {
+      reduce.operand(1)->shape().dtype() != t || !reduce.shape().IsArray() ||
+      reduce.shape().dtype() != t || !IsIntegralOrFloat(t)) {
     return std::nullopt;
   }
   if (IsFloat(t) && (*op == Opcode::kAnd || *op == Opcode::kOr)) return std::nullopt;

@@ -219,7 +219,8 @@ bool ReduceUnitDims(Instruction* i, RewriteContext& ctx) {
 bool ReduceEmpty(Instruction* i, RewriteContext& ctx) {
   Instruction* x = i->operand(0);
   if (i->operand_count() != 2 || !IsStaticArray(x->shape()) || !IsStaticArray(i->shape()) ||
-      ElementCount(x->shape()) != 0 || ElementCount(i->shape()) == 0) {
+      ElementCount(x->shape()) != 0 || ElementCount(i->shape()) == 0 ||
+      TypeOf(i->operand(1)) != TypeOf(i)) {
     return false;
   }
   return ctx.Replace(i, ctx.b().Broadcast(i->operand(1), i->shape().dims(), {}));

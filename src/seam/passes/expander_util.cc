@@ -52,7 +52,8 @@ std::vector<Instruction*> Rewriter::Instructions(std::optional<Opcode> op) const
 }
 
 void Rewriter::ReplaceWithNew(Instruction* old, Instruction* fresh) {
-  SEAM_CHECK(old != fresh && old->shape().Compatible(fresh->shape()));
+  // The new value takes the old one's shape, bounds (`<=N`) included.
+  SEAM_CHECK(old != fresh && old->shape().CompatibleIgnoringDynamism(fresh->shape()));
   fresh->mutable_shape() = old->shape();
   old->ReplaceAllUsesWith(fresh);
   CopyControlEdges(old, fresh);

@@ -46,6 +46,11 @@ std::optional<GatherInfo> SingleSliceGather(const Instruction& g) {
   if (batch != 1 || info.vector_length != static_cast<int64_t>(info.start_map.size())) {
     return std::nullopt;
   }
+  // One slice, reshaped: it must hold the result's elements (a collapsed
+  // dimension of size 0, which XLA allows, leaves it empty).
+  int64_t slice_elements = 1;
+  for (int64_t size : info.slice_sizes) slice_elements *= size;
+  if (slice_elements != g.shape().ElementCount()) return std::nullopt;
   return info;
 }
 

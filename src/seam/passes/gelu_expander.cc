@@ -22,8 +22,7 @@ enum class Gelu { kErf, kTanh, kErfBackward };
 std::optional<Gelu> GeluKind(const Instruction& i) {
   if (i.opcode() != Opcode::kCustomCall || i.operand_count() != 1) return std::nullopt;
   if (!IsRemovableWhenDead(i) || HasControlEdges(i) || !expand::IsStaticArray(i.shape()) ||
-      i.operand(0)->shape().dims() != i.shape().dims() || i.operand(0)->shape().dtype() != i.shape().dtype() ||
-      !IsFloat(i.shape().dtype())) {
+      !i.operand(0)->shape().Compatible(i.shape()) || !IsFloat(i.shape().dtype())) {
     return std::nullopt;
   }
   const std::string target = i.attrs().custom_call_target.value_or("");

@@ -20,7 +20,10 @@
 // say the same, row-major, now.
 //
 // Left alone: bitcasts whose two sides differ in element size or count
-// (invalid HLO the verifier does not see) and dynamic shapes.
+// (invalid HLO the verifier does not see) and dynamic shapes. Such a
+// bitcast still reads memory in its operand's layout and writes in its
+// result's; where either is not row-major, dropping layouts would change
+// its value, so a module holding one keeps every layout as written.
 #include "seam/passes/mover_util.h"
 #include "seam/passes/pass.h"
 
@@ -66,6 +69,20 @@ bool IsRewritableBitcast(const Instruction* i) {
          to.dtype() == from.dtype() && to.ElementCount() == from.ElementCount();
 }
 
+bool IsRowMajor(const Shape& shape) {
+  return shape.IsArray() ? movers::IsIdentityPermutation(MajorToMinor(shape)) : !HasLayout(shape);
+}
+
+// A bitcast that stays as written and whose value depends on layouts.
+bool ReadsThroughLayouts(const Instruction* i) {
+  if (i->opcode() != Opcode::kBitcast || IsRewritableBitcast(i)) return false;
+  if (!IsRowMajor(i->shape())) return true;
+  for (const Instruction* operand : i->operands()) {
+    if (!IsRowMajor(operand->shape())) return true;
+  }
+  return false;
+}
+
 // The logical ops computing `bitcast`'s value from its operand (see above).
 Instruction* LowerBitcast(HloBuilder& b, Instruction* bitcast) {
   const Shape& to = bitcast->shape();
@@ -84,6 +101,11 @@ Instruction* LowerBitcast(HloBuilder& b, Instruction* bitcast) {
 class LayoutNormalizationPass : public Pass {
  public:
   absl::StatusOr<bool> Run(Module& module) override {
+    for (const auto& computation : module.computations()) {
+      for (const auto& i : computation->instructions()) {
+        if (ReadsThroughLayouts(i.get())) return false;
+      }
+    }
     bool changed = DropEntryLayout(module);
     movers::Editor editor(module);
     for (const auto& computation : module.computations()) {

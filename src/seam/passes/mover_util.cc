@@ -191,7 +191,8 @@ HloBuilder& Editor::b() {
 }
 
 void Editor::ReplaceWithNew(Instruction* old, Instruction* fresh) {
-  SEAM_CHECK(old->shape().Compatible(fresh->shape()));
+  // The new value takes the old one's shape, bounds (`<=N`) included.
+  SEAM_CHECK(old->shape().CompatibleIgnoringDynamism(fresh->shape()));
   fresh->mutable_shape() = old->shape();
   ReplaceWithExisting(old, fresh);
 }

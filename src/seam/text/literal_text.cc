@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "seam/ir/float16.h"
 #include "seam/util/status_macros.h"
@@ -196,14 +197,24 @@ absl::StatusOr<Literal> ParseLiteral(Scanner& scanner, const Shape& shape) {
   if (scanner.TryConsume("{...}")) return Literal::Elided(shape);
   if (DTypeKindOf(shape.dtype()) == DTypeKind::kOpaque ||
       shape.dtype() == DType::kToken) {
+    const size_t start = scanner.pos();
     SEAM_ASSIGN_OR_RETURN(std::string raw, scanner.RawUntilClosingParen());
+    if (absl::StripAsciiWhitespace(raw).empty()) {
+      return scanner.ErrorAtOffset(start, "a constant needs a value");
+    }
     return Literal::Opaque(shape, raw);
   }
   if (!shape.ElementCount().has_value()) {
     return scanner.Error("a constant must have a static shape");
   }
+  // Every element takes a character of text at least: a shape the text
+  // cannot fill is refused before its buffer is allocated.
+  const int64_t count = *shape.ElementCount();
+  if (static_cast<uint64_t>(count) > scanner.remaining()) {
+    return scanner.Error(absl::StrCat("a constant of shape ", shape.ToString(false), " has ", count,
+                                      " elements; the text holds fewer"));
+  }
   Literal literal(shape);
-  int64_t count = literal.element_count();
   SEAM_RETURN_IF_ERROR(ParseNested(scanner, literal, 0, 0, count));
   return literal;
 }

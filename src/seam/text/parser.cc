@@ -52,6 +52,11 @@ std::string ModuleNameFromFile(absl::string_view filename) {
       slash == absl::string_view::npos ? filename : filename.substr(slash + 1);
   size_t dot = base.find('.');
   std::string name(base.substr(0, dot));
+  // The name is printed as `HloModule <name>`: characters a name cannot
+  // hold become '_', so the printed module parses back.
+  for (char& c : name) {
+    if (!IsNameChar(c)) c = '_';
+  }
   return name.empty() ? "module" : name;
 }
 

@@ -43,6 +43,7 @@ class Scanner {
   }
   void Advance(size_t n = 1) { pos_ = std::min(pos_ + n, end_); }
   size_t pos() const { return pos_; }
+  size_t remaining() const { return end_ - pos_; }
   void set_pos(size_t pos) { pos_ = pos; }
 
   // Consumes `token` (after trivia) if it is next.
