@@ -28,6 +28,7 @@ cmake --build build-asan -j "${SEAM_JOBS:-$(nproc)}" \
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp"
 failed=()
 for harness in "${harnesses[@]}"; do
   corpus="build-asan/fuzz-corpus/$harness" crashes="build-asan/fuzz-crashes/$harness"

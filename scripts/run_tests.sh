@@ -47,7 +47,7 @@ CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSEAM_FUZZ=ON >/dev/null
 cmake --build build-asan -j "$jobs" --target seam_text_tests seam_golden_tests seam_fuzz_tests \
   fuzz_hlo_parse fuzz_hlo_interpret fuzz_hlo_passes fuzz_npz
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp" \
   ctest --test-dir build-asan -L 'text|golden|fuzz' -j "$jobs" --output-on-failure
 
 echo "== fuzzers: each harness for a bounded time, fixed seed (scripts/fuzz.sh)"

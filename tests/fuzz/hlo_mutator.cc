@@ -219,6 +219,26 @@ std::string Replace(std::string text, Span span, absl::string_view with) {
   return text;
 }
 
+// One of the integers written within `span` (not parts of names) replaced
+// by an interesting neighbour or edge.
+std::optional<std::string> ChangeANumber(std::string text, Span span, std::mt19937_64& rng) {
+  std::vector<Span> numbers;
+  for (size_t i = span.begin; i < span.end; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && IsWordChar(text[i - 1]))) {
+      continue;
+    }
+    size_t end = i;
+    while (end < span.end && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    numbers.push_back({i, end});
+    i = end;
+  }
+  if (numbers.empty()) return std::nullopt;
+  const Span number = numbers[Pick(rng, numbers.size())];
+  int64_t value = 0;
+  (void)absl::SimpleAtoi(text.substr(number.begin, number.end - number.begin), &value);
+  return Replace(std::move(text), number, absl::StrCat(InterestingNumber(value, rng)));
+}
+
 std::optional<std::string> MutateDimension(std::string text, std::mt19937_64& rng) {
   const std::vector<Span> lists = DimensionLists(text);
   if (lists.empty()) return std::nullopt;
@@ -344,23 +364,8 @@ std::optional<std::string> MutateAttribute(std::string text, std::mt19937_64& rn
       const Span from = same[Pick(rng, same.size())];
       return Replace(text, item, text.substr(from.begin, from.end - from.begin));
     }
-    default: {  // a number in it changed
-      std::vector<Span> numbers;
-      for (size_t i = item.begin; i < item.end; ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(text[i])) || IsWordChar(text[i - 1])) {
-          continue;
-        }
-        size_t end = i;
-        while (end < item.end && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-        numbers.push_back({i, end});
-        i = end;
-      }
-      if (numbers.empty()) return std::nullopt;
-      const Span number = numbers[Pick(rng, numbers.size())];
-      int64_t value = 0;
-      (void)absl::SimpleAtoi(text.substr(number.begin, number.end - number.begin), &value);
-      return Replace(std::move(text), number, absl::StrCat(InterestingNumber(value, rng)));
-    }
+    default:  // a number in it changed
+      return ChangeANumber(std::move(text), item, rng);
   }
 }
 
@@ -391,21 +396,8 @@ std::optional<std::string> MutateLine(std::string text, std::mt19937_64& rng) {
 }
 
 std::optional<std::string> MutateNumber(std::string text, std::mt19937_64& rng) {
-  std::vector<Span> numbers;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && IsWordChar(text[i - 1]))) {
-      continue;
-    }
-    size_t end = i;
-    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-    numbers.push_back({i, end});
-    i = end;
-  }
-  if (numbers.empty()) return std::nullopt;
-  const Span number = numbers[Pick(rng, numbers.size())];
-  int64_t value = 0;
-  (void)absl::SimpleAtoi(text.substr(number.begin, number.end - number.begin), &value);
-  return Replace(std::move(text), number, absl::StrCat(InterestingNumber(value, rng)));
+  const Span all{0, text.size()};
+  return ChangeANumber(std::move(text), all, rng);
 }
 
 }  // namespace
@@ -455,32 +447,15 @@ std::string MutateBytes(std::string text, std::mt19937_64& rng) {
 
 std::string Mutate(std::string text, Mutation kind, std::mt19937_64& rng,
                    const ByteMutator& bytes) {
+  // In Mutation's order; bytes have no structure-aware form.
+  using Structured = std::optional<std::string> (*)(std::string, std::mt19937_64&);
+  static constexpr Structured kStructured[] = {MutateDimension, MutateElementType, MutateOpcode,
+                                               MutateAttribute, MutateOperand,     MutateLine,
+                                               MutateNumber};
+  static_assert(std::size(kStructured) == kMutationCount - 1);
+  const size_t k = static_cast<size_t>(kind);
   std::optional<std::string> mutated;
-  switch (kind) {
-    case Mutation::kDimension:
-      mutated = MutateDimension(text, rng);
-      break;
-    case Mutation::kElementType:
-      mutated = MutateElementType(text, rng);
-      break;
-    case Mutation::kOpcode:
-      mutated = MutateOpcode(text, rng);
-      break;
-    case Mutation::kAttribute:
-      mutated = MutateAttribute(text, rng);
-      break;
-    case Mutation::kOperand:
-      mutated = MutateOperand(text, rng);
-      break;
-    case Mutation::kLine:
-      mutated = MutateLine(text, rng);
-      break;
-    case Mutation::kNumber:
-      mutated = MutateNumber(text, rng);
-      break;
-    case Mutation::kBytes:
-      break;
-  }
+  if (k < std::size(kStructured)) mutated = kStructured[k](text, rng);
   return mutated.has_value() ? *std::move(mutated) : bytes(std::move(text), rng);
 }
 
