@@ -20,8 +20,7 @@ harnesses=("$@")
 seed="${SEAM_FUZZ_SEED:-1}"
 
 if [ ! -f build-asan/CMakeCache.txt ] || ! grep -q '^SEAM_FUZZ:BOOL=ON' build-asan/CMakeCache.txt; then
-  CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSEAM_FUZZ=ON >/dev/null
+  CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSEAM_FUZZ=ON >/dev/null
 fi
 cmake --build build-asan -j "${SEAM_JOBS:-$(nproc)}" \
   --target "${harnesses[@]/#/fuzz_}"
