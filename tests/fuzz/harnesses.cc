@@ -18,17 +18,10 @@
 #include "seam/passes/registry.h"
 #include "seam/text/parser.h"
 #include "seam/text/printer.h"
+#include "seam/util/fnv1a.h"
 
 namespace seam::fuzz {
 namespace {
-
-// FNV-1a: the same input picks the same passes and data in every process
-// (absl::Hash is seeded per process).
-uint64_t StableHash(absl::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
-  return hash;
-}
 
 // Small enough that the interpreter finishes any single instruction of a
 // module within the limits quickly: a dot or convolution of such arrays
@@ -109,7 +102,7 @@ void FuzzHloInterpret(absl::string_view input) {
   for (const auto& module : *modules) {
     if (!SmallEnoughToInterpret(*module) || !CheckInterpretable(*module).ok()) continue;
     // Errors are fine (clean ones: a crash or a sanitizer report is not).
-    (void)Interpret(*module, RandomArguments(*module->entry(), StableHash(input)));
+    (void)Interpret(*module, RandomArguments(*module->entry(), Fnv1a(input)));
   }
 }
 
@@ -135,7 +128,7 @@ std::string PickPipeline(absl::string_view input, uint64_t hash) {
 void FuzzHloPasses(absl::string_view input) {
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseAndVerify(input);
   if (!modules.ok()) return;
-  const uint64_t hash = StableHash(input);
+  const uint64_t hash = Fnv1a(input);
   const std::string spec = PickPipeline(input, hash);
   absl::StatusOr<Pipeline> pipeline = Pipeline::Parse(spec);
   if (!pipeline.ok()) FuzzFailure("hlo_passes", pipeline.status().message());

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "seam/eval/npy.h"
 #include "seam/eval/random_fill.h"
+#include "seam/util/fnv1a.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -89,9 +90,8 @@ std::vector<NamedResult> NameResults(const Computation& entry, Literal result) {
 
 Summary Summarize(const Literal& value) {
   Summary s;
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (uint8_t byte : value.bytes()) hash = (hash ^ byte) * 0x100000001b3ull;
-  s.checksum = hash;
+  s.checksum = Fnv1a(
+      absl::string_view(reinterpret_cast<const char*>(value.bytes().data()), value.bytes().size()));
   if (!value.shape().IsArray() || value.is_elided() || value.is_opaque()) return s;
   bool first = true;
   double sum = 0;

@@ -5,6 +5,7 @@
 
 #include "seam/eval/scalar_ops.h"
 #include "seam/ir/float16.h"
+#include "seam/util/fnv1a.h"
 
 namespace seam {
 namespace {
@@ -100,11 +101,7 @@ void NudgeByOneUlp(Literal& literal, uint64_t seed) {
   }
 }
 
-void FillElided(Literal& literal, absl::string_view name) {
-  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
-  for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-  FillRandom(literal, hash);
-}
+void FillElided(Literal& literal, absl::string_view name) { FillRandom(literal, Fnv1a(name)); }
 
 Literal ElidedConstantData(const Instruction& constant) {
   const std::string& identity = constant.literal()->elided_identity();

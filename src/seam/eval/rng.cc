@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/eval/ops.h"
 #include "seam/eval/scalar_ops.h"
+#include "seam/util/fnv1a.h"
 
 namespace seam {
 namespace {
@@ -44,8 +45,7 @@ absl::StatusOr<Literal> Rng(const Instruction& instruction, const Literal& a, co
   std::string distribution = instruction.attrs().distribution.has_value()
                                  ? instruction.attrs().distribution->text
                                  : "rng_uniform";
-  uint64_t seed = 0xcbf29ce484222325ull;
-  for (char c : instruction.name()) seed = (seed ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  const uint64_t seed = Fnv1a(instruction.name());
   double lo = a.GetDouble(0), hi = b.GetDouble(0);
   Literal out(instruction.shape());
   for (int64_t i = 0; i < out.element_count(); ++i) {
