@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "seam/ir/computation.h"
+
 namespace seam::fusion {
 namespace {
 
@@ -69,6 +71,12 @@ bool IndexedLikeItsResult(const Instruction& i) {
 OpClass ClassifyReduce(const Instruction& reduce) {
   // Variadic reduces (argmax...) are left to the executor for now.
   if (reduce.operand_count() != 2 || !HasKernelArrays(reduce)) return OpClass::kStandalone;
+  // So are reducers other than the combiners (add, multiply, max, min, and,
+  // or): they need not be associative or commutative (subtract), and kernels
+  // split a reduction and fold its parts in another order than the
+  // interpreter's, from the init value through the reduced elements in
+  // row-major order, which the executor keeps.
+  if (!AsBinaryReducer(**reduce.attrs().to_apply)) return OpClass::kStandalone;
   const Shape& in = reduce.operand(0)->shape();
   IntList dims = reduce.attrs().dimensions.value_or(IntList{});
   std::sort(dims.begin(), dims.end());
