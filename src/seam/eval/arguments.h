@@ -16,9 +16,10 @@ namespace seam {
 // uses seed `seed * 1000003 + i`.
 std::vector<Literal> RandomArguments(const Computation& entry, uint64_t seed);
 
-// Arguments from a .npy (one parameter) or .npz file. An .npz whose array
-// names are exactly the parameter names binds by name; otherwise arrays bind
-// in archive order. Count, element type and dimensions are checked.
+// Arguments from a .npy (one parameter) or .npz file. An .npz binds each
+// parameter to the array of its name, or, when the arrays carry NumPy's
+// positional names (arr_0, arr_1...), by position; any other names are an
+// error naming both lists. Count, element type and dimensions are checked.
 absl::StatusOr<std::vector<Literal>> LoadArguments(const Computation& entry,
                                                    const std::string& path);
 
