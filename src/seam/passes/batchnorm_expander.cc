@@ -16,6 +16,9 @@ namespace seam {
 namespace {
 
 // Builds the expansion of one batch-norm instruction in its computation.
+// No call takes two arguments that both create instructions: the order of
+// creation names the new instructions, and C++ leaves the order in which a
+// call's arguments are evaluated to the compiler.
 class BatchNormBuilder {
  public:
   BatchNormBuilder(expand::Rewriter& rewriter, Instruction* bn)
@@ -57,6 +60,17 @@ class BatchNormBuilder {
   }
   Instruction* Bin(Opcode op, Instruction* a, Instruction* c) { return b_.Binary(op, a, c); }
   Instruction* Rsqrt(Instruction* x) { return b_.Unary(Opcode::kRsqrt, x); }
+  // x - mean, the mean spread along the feature dimension.
+  Instruction* Centered(Instruction* mean) {
+    Instruction* spread_mean = Spread(mean);
+    return Bin(Opcode::kSubtract, In(0), spread_mean);
+  }
+  // centered * factor + offset, factor and offset spread.
+  Instruction* Normalized(Instruction* centered, Instruction* factor) {
+    Instruction* offset = Spread(In(2));
+    Instruction* scaled = Bin(Opcode::kMultiply, centered, Spread(factor));
+    return Bin(Opcode::kAdd, scaled, offset);
+  }
   Instruction* Tuple(Instruction* a, Instruction* c, Instruction* d) {
     return b_.Tuple({Out(a), Out(c), Out(d)});
   }
@@ -67,31 +81,34 @@ class BatchNormBuilder {
     Instruction* mean = Bin(Opcode::kDivide, Sum(x), n);
     Instruction* centered = Bin(Opcode::kSubtract, x, Spread(mean));
     Instruction* var = Bin(Opcode::kDivide, Sum(Bin(Opcode::kMultiply, centered, centered)), n);
-    Instruction* factor = Bin(Opcode::kMultiply, In(1), Rsqrt(Bin(Opcode::kAdd, var, Vector(epsilon_))));
-    Instruction* y = Bin(Opcode::kAdd, Bin(Opcode::kMultiply, centered, Spread(factor)), Spread(In(2)));
-    return Tuple(y, mean, var);
+    Instruction* rstd = Rsqrt(Bin(Opcode::kAdd, var, Vector(epsilon_)));
+    Instruction* factor = Bin(Opcode::kMultiply, In(1), rstd);
+    return Tuple(Normalized(centered, factor), mean, var);
   }
 
   Instruction* Inference() {
-    Instruction* centered = Bin(Opcode::kSubtract, In(0), Spread(In(3)));
-    Instruction* rstd = Rsqrt(Bin(Opcode::kAdd, In(4), Vector(epsilon_)));
+    Instruction* centered = Centered(In(3));
+    Instruction* epsilon = Vector(epsilon_);
+    Instruction* rstd = Rsqrt(Bin(Opcode::kAdd, In(4), epsilon));
     Instruction* factor = Bin(Opcode::kMultiply, In(1), rstd);
-    return Out(Bin(Opcode::kAdd, Bin(Opcode::kMultiply, centered, Spread(factor)), Spread(In(2))));
+    return Out(Normalized(centered, factor));
   }
 
   // dx = scale * rstd * (dy - sum(dy) / n - (x - mean) * sum(dy * (x - mean)) / (n * (var + eps)))
   Instruction* Grad() {
     Instruction* dy = In(4);
-    Instruction* centered = Bin(Opcode::kSubtract, In(0), Spread(In(2)));
+    Instruction* centered = Centered(In(2));
     Instruction* sum_dy = Sum(dy);
     Instruction* sum_dy_centered = Sum(Bin(Opcode::kMultiply, dy, centered));
-    Instruction* var_eps = Bin(Opcode::kAdd, In(3), Vector(epsilon_));
+    Instruction* epsilon = Vector(epsilon_);
+    Instruction* var_eps = Bin(Opcode::kAdd, In(3), epsilon);
     Instruction* rstd = Rsqrt(var_eps);
     Instruction* n = Vector(static_cast<double>(per_feature_));
     Instruction* mean_dy = Bin(Opcode::kDivide, sum_dy, n);
     Instruction* k = Bin(Opcode::kDivide, sum_dy_centered, Bin(Opcode::kMultiply, var_eps, n));
-    Instruction* inner = Bin(Opcode::kSubtract, Bin(Opcode::kSubtract, dy, Spread(mean_dy)),
-                             Bin(Opcode::kMultiply, centered, Spread(k)));
+    Instruction* correction = Bin(Opcode::kMultiply, centered, Spread(k));
+    Instruction* inner =
+        Bin(Opcode::kSubtract, Bin(Opcode::kSubtract, dy, Spread(mean_dy)), correction);
     Instruction* dx = Bin(Opcode::kMultiply, Spread(Bin(Opcode::kMultiply, In(1), rstd)), inner);
     Instruction* dscale = Bin(Opcode::kMultiply, sum_dy_centered, rstd);
     return Tuple(dx, dscale, sum_dy);

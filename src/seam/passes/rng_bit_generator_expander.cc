@@ -52,11 +52,16 @@ class Expansion {
   Instruction* XorShift(Instruction* x, int s) {
     return Op(Opcode::kXor, x, Op(Opcode::kShiftRightLogical, x, K(s)));
   }
-  // The interpreter's SplitMix64 finaliser, on u64 arrays of dims_.
+  // The interpreter's SplitMix64 finaliser, on u64 arrays of dims_. Each
+  // constant is made before the shift it multiplies: the order of creation
+  // names the instructions, and a call's arguments may be evaluated in any
+  // order.
   Instruction* SplitMix64(Instruction* x) {
     x = Op(Opcode::kAdd, x, K(0x9e3779b97f4a7c15ull));
-    x = Op(Opcode::kMultiply, XorShift(x, 30), K(0xbf58476d1ce4e5b9ull));
-    x = Op(Opcode::kMultiply, XorShift(x, 27), K(0x94d049bb133111ebull));
+    Instruction* mix = K(0xbf58476d1ce4e5b9ull);
+    x = Op(Opcode::kMultiply, XorShift(x, 30), mix);
+    mix = K(0x94d049bb133111ebull);
+    x = Op(Opcode::kMultiply, XorShift(x, 27), mix);
     return XorShift(x, 31);
   }
 
