@@ -22,20 +22,22 @@ import sys
 FAMILIES = [
     # The CUDA kernels under the emulator (cuda-sim): NVRTC for the launch
     # shapes, the host compiler, then every thread a fiber.
-    ("Corpus/Differential.", "_cuda_sim", 0.25),
+    ("Corpus/Differential.", "_cuda_sim", 0.15),
     ("Workloads/Differential.", "_cuda_sim", 0.5),
     ("Modules/RandomGraphs.", "_cuda_sim", 0.1),
     # NVRTC compiles every kernel of a module for two architectures.
-    ("Corpus/CudaPtx.", "", 0.2),
-    ("Workloads/CudaPtx.", "", 0.3),
-    ("Modules/CudaPtxRandom.", "", 0.25),
+    ("Corpus/CudaPtx.", "", 0.05),
+    ("Workloads/CudaPtx.", "", 0.1),
+    ("Modules/CudaPtxRandom.", "", 0.1),
     # 100 random graphs a case, compiled under every strategy.
     ("Modules/RandomGraphs.", "", 0.25),
+    # Random pass sequences on the corpus, verified after every pass.
+    ("Shards/RandomSequences.", "", 0.3),
     # The largest corpus modules through every pass, in the interpreter.
     ("Corpus/LargeModule.", "", 0.34),
-    ("Corpus/EveryPass.", "", 0.4),
+    ("Corpus/EveryPass.", "", 0.2),
     # Every corpus module compiled under every strategy.
-    ("Corpus/Differential.", "", 0.6),
+    ("Corpus/Differential.", "", 0.35),
     # The half-precision modules under the default numerics, each judged
     # with a second, nudged interpreter run where it needs one.
     ("Corpus/DefaultNumerics.", "", 0.5),
