@@ -72,7 +72,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS="suppr
   ctest --test-dir build-asan -L "$sanitized_labels" -j "$jobs" --output-on-failure
 
 section "fuzzers: each harness for a bounded time, fixed seed (scripts/fuzz.sh)"
-scripts/fuzz.sh "${SEAM_FUZZ_SECONDS:-30}"
+scripts/fuzz.sh "${SEAM_FUZZ_SECONDS:-20}"
 
 if [ "$full" = 1 ]; then
   section "all tests"

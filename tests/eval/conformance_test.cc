@@ -56,7 +56,7 @@ const char* KnownDifference(const std::string& name) {
   return nullptr;
 }
 
-std::string ConformanceDir() { return std::string(SEAM_SOURCE_ROOT) + "/tests/conformance"; }
+std::string ConformanceDir() { return absl::StrCat(SEAM_SOURCE_ROOT, "/tests/conformance"); }
 
 std::vector<std::string> ListGoldens() {
   std::vector<std::string> names;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -58,10 +59,10 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 absl::StatusOr<std::unique_ptr<Module>> ReadEntry(const std::string& entry,
                                                   const std::string& key) {
   SEAM_ASSIGN_OR_RETURN(std::string text, ReadFile(entry));
-  const size_t header_end = text.find('\n');
-  const std::string header = text.substr(0, header_end);
-  if (header_end == std::string::npos) return absl::DataLossError("no header");
-  std::string body = text.substr(header_end + 1);
+  const auto newline = std::find(text.begin(), text.end(), '\n');
+  if (newline == text.end()) return absl::DataLossError("no header");
+  const std::string header(text.begin(), newline);
+  std::string body(newline + 1, text.end());
   if (header != absl::StrCat(kHeader, key, " body=", runtime::StableHash(body))) {
     return absl::DataLossError(absl::StrCat(entry, " is not the entry it is named after"));
   }
