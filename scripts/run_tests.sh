@@ -31,7 +31,7 @@ scripts/python_env.sh build/pyenv
 
 section "build"
 # Line tables only (-g1): backtraces keep their functions and lines, and the
-# build takes about a third less time than with full debug information.
+# build takes an eighth less time than with full debug information.
 BUILD_DIR=build scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DSEAM_PYTHON=ON -DPython_EXECUTABLE="$PWD/build/pyenv/bin/python"
