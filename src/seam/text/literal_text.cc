@@ -184,15 +184,17 @@ void PrintNested(const Literal& literal, int dim, int64_t index, int64_t stride,
 
 absl::StatusOr<Literal> ParseLiteral(Scanner& scanner, const Shape& shape) {
   if (shape.IsTuple()) {
-    Literal literal(shape);
+    // Element by element as the text holds them: a tuple allocated whole
+    // first would allocate each element before its text is checked.
     SEAM_RETURN_IF_ERROR(scanner.Expect("("));
-    auto& elements = literal.mutable_tuple_elements();
-    for (size_t i = 0; i < elements.size(); ++i) {
+    std::vector<Literal> elements;
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
       if (i > 0) SEAM_RETURN_IF_ERROR(scanner.Expect(","));
-      SEAM_ASSIGN_OR_RETURN(elements[i], ParseLiteral(scanner, shape.tuple_shapes()[i]));
+      SEAM_ASSIGN_OR_RETURN(Literal element, ParseLiteral(scanner, shape.tuple_shapes()[i]));
+      elements.push_back(std::move(element));
     }
     SEAM_RETURN_IF_ERROR(scanner.Expect(")"));
-    return literal;
+    return Literal::Tuple(shape, std::move(elements));
   }
   if (scanner.TryConsume("{...}")) return Literal::Elided(shape);
   if (DTypeKindOf(shape.dtype()) == DTypeKind::kOpaque ||
