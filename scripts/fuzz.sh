@@ -6,9 +6,9 @@
 #   SEAM_FUZZ_SEED=N                         libFuzzer's seed (default 1)
 #   SEAM_FUZZ_OPTIMIZED=1                    long campaigns: build-fuzz, at -O1
 #
-# Builds build-asan (clang, -DSEAM_FUZZ=ON, unoptimized as CI's sanitizer
-# build is) when needed; an optimized build runs several times the inputs a
-# second (hlo_passes: 11 a second unoptimized, about 80 at -O1). Seeds: the
+# Builds build-asan (scripts/configure_fuzz_build.sh: clang, unoptimized as
+# CI's sanitizer build is); an optimized build runs several times the inputs
+# a second (hlo_passes: 11 a second unoptimized, about 80 at -O1). Seeds: the
 # stored inputs of tests/fuzz/corpus/<harness>, and for the HLO harnesses
 # the golden tests' modules, the workloads and the corpus. Inputs that reach
 # new code are kept in <build>/fuzz-corpus/<harness> for later runs; a crash
@@ -23,14 +23,9 @@ harnesses=("$@")
 seed="${SEAM_FUZZ_SEED:-1}"
 
 if [ "${SEAM_FUZZ_OPTIMIZED:-0}" = 1 ]; then
-  build=build-fuzz
-  flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only")
+  build=$(scripts/configure_fuzz_build.sh --optimized)
 else
-  build=build-asan
-  flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only)
-fi
-if [ ! -f "$build/CMakeCache.txt" ] || ! grep -q '^SEAM_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
-  CXX=clang++ cmake -S . -B "$build" -G Ninja "${flags[@]}" -DSEAM_FUZZ=ON >/dev/null
+  build=$(scripts/configure_fuzz_build.sh)
 fi
 cmake --build "$build" -j "${SEAM_JOBS:-$(nproc)}" \
   --target "${harnesses[@]/#/fuzz_}"

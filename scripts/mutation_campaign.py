@@ -17,7 +17,8 @@ Crashes, hangs, wrong and unexplained runs are copied with their output to
 OUT/findings/<class>/; the counts go to OUT/summary.json and stdout. The exit
 status is 1 when anything but accepted and refused was found.
 
-  scripts/mutation_campaign.py --seam build-asan/seam \\
+  ninja -C "$(scripts/configure_fuzz_build.sh --optimized)" seam
+  scripts/mutation_campaign.py --seam build-fuzz/seam \\
       --mutate build/tests/fuzz/seam_hlo_mutate --count 3000 --out /tmp/campaign
 """
 import argparse

@@ -49,16 +49,7 @@ build/bench/seam_gym_bench --seconds 2
 # tests and the fuzz corpus replay, which need only the target-independent
 # core; under --full also the goldens, through the whole compiler.
 section "sanitizer build (clang, with the fuzzers)"
-# A build directory configured otherwise (an older gcc sanitizer build) is
-# started afresh: its compiler cannot change in place.
-if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^SEAM_FUZZ:BOOL=ON' build-asan/CMakeCache.txt; then
-  rm -rf build-asan
-fi
-# Unoptimized, as the sanitizer build always was: at -O1, with the
-# sanitizers' and the fuzzer's instrumentation, it took about 11 minutes
-# of CI's two cores. Line tables are all a sanitizer report needs.
-CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DSEAM_FUZZ=ON >/dev/null
+build_asan=$(scripts/configure_fuzz_build.sh)
 sanitized_targets=(seam_text_tests seam_fuzz_tests
                    fuzz_hlo_parse fuzz_hlo_interpret fuzz_hlo_passes fuzz_npz)
 sanitized_labels='text|fuzz'
@@ -66,10 +57,10 @@ if [ "$full" = 1 ]; then
   sanitized_targets+=(seam seam_golden_tests)
   sanitized_labels+='|golden'
 fi
-cmake --build build-asan -j "$jobs" --target "${sanitized_targets[@]}"
+cmake --build "$build_asan" -j "$jobs" --target "${sanitized_targets[@]}"
 section "sanitizer tests: $sanitized_labels"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp" \
-  ctest --test-dir build-asan -L "$sanitized_labels" -j "$jobs" --output-on-failure
+  ctest --test-dir "$build_asan" -L "$sanitized_labels" -j "$jobs" --output-on-failure
 
 section "fuzzers: each harness for a bounded time, fixed seed (scripts/fuzz.sh)"
 scripts/fuzz.sh "${SEAM_FUZZ_SECONDS:-20}"
