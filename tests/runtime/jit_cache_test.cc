@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "../common/scratch_directory.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "seam/runtime/jit.h"
@@ -27,25 +28,7 @@ constexpr char kSource[] =
 // Each test its own cache directory.
 class JitCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           absl::StrCat("seam_jit_", getpid(), "_",
-                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    const char* previous = std::getenv("SEAM_CACHE_DIR");
-    previous_ = previous != nullptr ? previous : "";
-    setenv("SEAM_CACHE_DIR", dir_.c_str(), 1);
-  }
-  void TearDown() override {
-    if (previous_.empty()) {
-      unsetenv("SEAM_CACHE_DIR");
-    } else {
-      setenv("SEAM_CACHE_DIR", previous_.c_str(), 1);
-    }
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
+  void SetUp() override { scratch_.UseAsCache(dir_); }
 
   // Compiles kSource and checks the object answers.
   CompileResult CompileAnswer() {
@@ -66,9 +49,9 @@ class JitCacheTest : public ::testing::Test {
   std::string BuildCopy() {
     const fs::path build = dir_ / "build";
     fs::create_directories(build);
-    setenv("SEAM_CACHE_DIR", build.c_str(), 1);
+    scratch_.UseAsCache(build);
     absl::StatusOr<CompileResult> built = CompileAndLoad(kSource);
-    setenv("SEAM_CACHE_DIR", dir_.c_str(), 1);
+    scratch_.UseAsCache(dir_);
     EXPECT_TRUE(built.ok()) << built.status();
     if (!built.ok()) return "";
     const std::string path = (dir_ / fs::path(built->path).filename()).string();
@@ -77,8 +60,8 @@ class JitCacheTest : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_;
-  std::string previous_;
+  seam::testing::ScratchDirectory scratch_{"seam_jit"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(JitCacheTest, AnEntryHasAChecksumAndIsFoundAgain) {

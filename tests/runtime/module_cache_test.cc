@@ -1,13 +1,17 @@
 // The module cache: a module optimized once starts without its passes, the
 // cached module is the one the passes made, and an entry that is damaged,
-// or made for other text or other passes, is never used.
+// or made for other text or other passes, or not a regular file, is never
+// used.
 #include "seam/compiler/module_cache.h"
+
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "../common/scratch_directory.h"
 #include "gtest/gtest.h"
 #include "seam/runtime/jit.h"
 #include "seam/text/parser.h"
@@ -37,23 +41,8 @@ ENTRY main {
 class ModuleCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("seam_module_cache_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "cache");
-    const char* old = std::getenv("SEAM_CACHE_DIR");
-    if (old != nullptr) old_cache_dir_ = old;
-    setenv("SEAM_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+    scratch_.UseAsCache(dir_ / "cache");
     Write(kModule);
-  }
-  void TearDown() override {
-    if (old_cache_dir_.empty()) {
-      unsetenv("SEAM_CACHE_DIR");
-    } else {
-      setenv("SEAM_CACHE_DIR", old_cache_dir_.c_str(), 1);
-    }
-    fs::remove_all(dir_);
   }
 
   void Write(const std::string& text) { std::ofstream(path()) << text; }
@@ -90,8 +79,8 @@ class ModuleCacheTest : public ::testing::Test {
     return text.str();
   }
 
-  fs::path dir_;
-  std::string old_cache_dir_;
+  seam::testing::ScratchDirectory scratch_{"seam_module_cache"};
+  const fs::path dir_ = scratch_.path();
   int parses_ = 0;
 };
 
@@ -189,6 +178,21 @@ TEST_F(ModuleCacheTest, ADamagedEntryIsRebuiltNotUsed) {
     EXPECT_EQ(Load("default", &hit), want);
     EXPECT_TRUE(hit);
   }
+}
+
+// Opening a FIFO to read it would wait for a writer forever.
+TEST_F(ModuleCacheTest, AFifoAtAnEntrysPathIsReplacedNotOpened) {
+  bool hit = true;
+  const std::string want = Load("default", &hit);
+  ASSERT_EQ(Entries().size(), 1u);
+  const fs::path entry = Entries().front();
+  fs::remove(entry);
+  ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+  EXPECT_EQ(Load("default", &hit), want);
+  EXPECT_FALSE(hit);
+  EXPECT_TRUE(fs::is_regular_file(entry));
+  EXPECT_EQ(Load("default", &hit), want);
+  EXPECT_TRUE(hit);
 }
 
 TEST_F(ModuleCacheTest, VerifyingEachPassAlwaysRunsThePasses) {

@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -47,18 +45,10 @@ const std::string& BuildIdentity() {
   return *identity;
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The cached module of `entry`, or an error saying why it cannot be used.
 absl::StatusOr<std::unique_ptr<Module>> ReadEntry(const std::string& entry,
                                                   const std::string& key) {
-  SEAM_ASSIGN_OR_RETURN(std::string text, ReadFile(entry));
+  SEAM_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(entry));
   const auto newline = std::find(text.begin(), text.end(), '\n');
   if (newline == text.end()) return absl::DataLossError("no header");
   const std::string header(text.begin(), newline);
@@ -112,17 +102,16 @@ absl::StatusOr<OptimizedModule> Optimize(
                                            options.max_fixpoint_iterations,
                                            "\nbuild: ", BuildIdentity()));
     entry = absl::StrCat(*dir, "/", key, ".hlo");
-    if (fs::exists(entry)) {
-      absl::StatusOr<std::unique_ptr<Module>> cached = ReadEntry(entry, key);
-      if (cached.ok()) {
-        result.module = std::move(*cached);
-        result.cache_hit = true;
-        result.parse_seconds = SecondsSince(start);
-        return result;
-      }
-      std::error_code ignored;
-      fs::remove(entry, ignored);  // corrupt or foreign: rebuilt below
+    absl::StatusOr<std::unique_ptr<Module>> cached = ReadEntry(entry, key);
+    if (cached.ok()) {
+      result.module = std::move(*cached);
+      result.cache_hit = true;
+      result.parse_seconds = SecondsSince(start);
+      return result;
     }
+    // Missing, or corrupt, foreign, not a regular file: rebuilt below.
+    std::error_code ignored;
+    fs::remove(entry, ignored);
   }
   SEAM_ASSIGN_OR_RETURN(result.module, load());
   result.parse_seconds = SecondsSince(start);

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -13,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -87,21 +86,6 @@ absl::StatusOr<std::vector<int64_t>> ParseShapeTuple(absl::string_view text,
     dims.push_back(d);
   }
   return dims;
-}
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-absl::Status WriteWholeFile(const std::string& path, absl::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write file"));
-  return absl::OkStatus();
 }
 
 // Whether [at, at + length) lies within `size` bytes, without the sum
@@ -248,16 +232,16 @@ std::string SerializeNpy(const Literal& array) {
 }
 
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
-  SEAM_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  SEAM_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   return ParseNpy(bytes, path);
 }
 
 absl::Status WriteNpyFile(const std::string& path, const Literal& array) {
-  return WriteWholeFile(path, SerializeNpy(array));
+  return WriteFile(path, SerializeNpy(array));
 }
 
 absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
-  SEAM_ASSIGN_OR_RETURN(std::string file, ReadWholeFile(path));
+  SEAM_ASSIGN_OR_RETURN(std::string file, ReadFile(path));
   return ParseNpz(file, path);
 }
 
@@ -384,7 +368,7 @@ absl::Status WriteNpzFile(const std::string& path,
   AppendLE(out, directory.size(), 4);
   AppendLE(out, directory_at, 4);
   AppendLE(out, 0, 2);  // comment length
-  return WriteWholeFile(path, out);
+  return WriteFile(path, out);
 }
 
 absl::StatusOr<Literal> ConvertForParameter(Literal array, const Shape& expected,

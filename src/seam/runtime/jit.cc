@@ -16,7 +16,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -107,26 +106,13 @@ const std::string& CompilerVersion(const std::string& compiler) {
 // object faults on every later run, a changed one runs whatever it holds).
 std::string SumPath(const std::string& object) { return object + ".sum"; }
 
-// The whole of a regular file (not a FIFO or device, which could block),
-// or nullopt.
-std::optional<std::string> ReadRegularFile(const std::string& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(fs::symlink_status(path, error)) || error) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return bytes.str();
-}
-
 // Whether the entry at `path` (object and checksum) is whole: anything
 // else there (a truncated or changed object, a missing checksum, a FIFO) is
 // not loaded.
 bool EntryIsWhole(const std::string& path) {
-  std::optional<std::string> object = ReadRegularFile(path);
-  std::optional<std::string> sum = ReadRegularFile(SumPath(path));
-  return object.has_value() && sum.has_value() && StableHash(*object) == *sum;
+  absl::StatusOr<std::string> object = ReadRegularFile(path);
+  absl::StatusOr<std::string> sum = ReadRegularFile(SumPath(path));
+  return object.ok() && sum.ok() && StableHash(*object) == *sum;
 }
 
 // Removes an entry that is not whole, never throwing; an entry that cannot
@@ -300,8 +286,8 @@ absl::StatusOr<CompileResult> CompileAndLoad(const std::string& source,
   // The checksum first, then the object: a reader finding the object finds
   // its checksum (or, racing another build of the same entry, one that does
   // not match, and rebuilds).
-  std::optional<std::string> built = ReadRegularFile(so_path);
-  if (!built.has_value()) return absl::InternalError(absl::StrCat("cannot read ", so_path));
+  absl::StatusOr<std::string> built = ReadRegularFile(so_path);
+  if (!built.ok()) return built.status();
   SEAM_RETURN_IF_ERROR(WriteFileAtomically(SumPath(path), StableHash(*built)));
   fs::rename(so_path, path, error);
   if (error) {

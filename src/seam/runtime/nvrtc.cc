@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -98,7 +98,8 @@ std::vector<std::string> IncludeDirectories() {
   std::vector<std::string> dirs;
   for (const char* dir : {"/include", "/include/cccl"}) {
     std::string path = absl::StrCat(CudaHome(), dir);
-    if (fs::exists(path)) dirs.push_back(path);
+    std::error_code error;
+    if (fs::is_directory(path, error)) dirs.push_back(path);
   }
   return dirs;
 }
@@ -108,13 +109,6 @@ std::vector<std::string> IncludeDirectories() {
 // `gpu` is compute_XX for PTX, sm_XX for a cubin.
 std::vector<std::string> Options(const std::string& gpu) {
   return {"-default-device", "-std=c++20", absl::StrCat("--gpu-architecture=", gpu)};
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // What NVRTC gives back: PTX (compute_XX targets) or a cubin (sm_XX),
@@ -160,13 +154,35 @@ absl::StatusOr<NvrtcOutput> RunNvrtc(const Nvrtc& n, const std::string& source,
   return out;
 }
 
+// The first line of a cache entry: its key and the hashes of what it holds.
+// An entry is used only when this line matches, so a truncated, edited or
+// foreign entry is rebuilt, never handed to the driver, which would trust it.
+std::string EntryHeader(const std::string& key, const std::string& text, const std::string& cubin) {
+  return absl::StrCat("// seam_cache_key ", key, " text=", StableHash(text),
+                      " cubin=", StableHash(cubin));
+}
+
+// The cached text and cubin at `path` and `cubin_path` for `key`, or
+// nullopt when the entry is missing or not whole.
+std::optional<std::pair<std::string, std::string>> ReadEntry(const std::string& key,
+                                                             const std::string& path,
+                                                             const std::string& cubin_path,
+                                                             bool want_ptx) {
+  absl::StatusOr<std::string> entry = ReadRegularFile(path);
+  absl::StatusOr<std::string> cubin = want_ptx ? std::string() : ReadRegularFile(cubin_path);
+  if (!entry.ok() || !cubin.ok()) return std::nullopt;
+  const size_t newline = entry->find('\n');
+  if (newline == std::string::npos) return std::nullopt;
+  std::string text = entry->substr(newline + 1);
+  if (entry->compare(0, newline, EntryHeader(key, text, *cubin)) != 0) return std::nullopt;
+  return std::make_pair(std::move(text), std::move(*cubin));
+}
+
 // Runs NVRTC on `source` with `options`, or finds the result in the cache:
-// the PTX (`want_ptx`) or the log in a file named by the key and `suffix`
-// (valid when it starts with the key and contains `marker`), and for a
-// cubin compile the cubin beside it (valid when it is an ELF file).
+// the PTX (`want_ptx`) or the log in a file named by the key and `suffix`,
+// and for a cubin compile the cubin beside it.
 absl::StatusOr<NvrtcResult> CachedNvrtc(const std::string& source, std::vector<std::string> options,
-                                        const std::string& suffix, const std::string& marker,
-                                        bool want_ptx) {
+                                        const std::string& suffix, bool want_ptx) {
   absl::StatusOr<std::string> version = NvrtcVersion();
   if (!version.ok()) return version.status();
   auto start = std::chrono::steady_clock::now();
@@ -180,28 +196,22 @@ absl::StatusOr<NvrtcResult> CachedNvrtc(const std::string& source, std::vector<s
         "/include; set SEAM_CUDA_HOME to the CUDA toolkit"));
   }
   for (const std::string& dir : includes) options.push_back("-I" + dir);
-  std::string key = StableHash(absl::StrCat(source, "\nnvrtc ", *version, "\n",
-                                            absl::StrJoin(options, " ")));
-  std::string header = absl::StrCat("// seam_cache_key ", key, "\n");
+  std::string key =
+      StableHash(absl::StrCat(source, "\nnvrtc ", *version, "\n", absl::StrJoin(options, " ")));
   absl::StatusOr<std::string> dir = CacheDirectory();
   if (!dir.ok()) return dir.status();
   std::string path = absl::StrCat(*dir, "/", key, suffix);
   std::string cubin_path = absl::StrCat(*dir, "/", key, ".cubin");
-  if (fs::exists(path)) {
-    std::string cached = ReadFile(path);
-    std::string cubin = want_ptx ? "" : ReadFile(cubin_path);
-    if (absl::StartsWith(cached, header) && absl::StrContains(cached, marker) &&
-        (want_ptx || absl::StartsWith(cubin, "\x7f" "ELF"))) {
-      return NvrtcResult{cached.substr(header.size()), std::move(cubin), true, seconds(), path};
-    }
-    fs::remove(path);  // corrupted or foreign: rebuild
+  if (auto cached = ReadEntry(key, path, cubin_path, want_ptx)) {
+    return NvrtcResult{std::move(cached->first), std::move(cached->second), true, seconds(), path};
   }
   absl::StatusOr<NvrtcOutput> output = RunNvrtc(Library(), source, options, want_ptx);
   if (!output.ok()) return output.status();
   std::string text = want_ptx ? std::move(output->ptx) : std::move(output->log);
   // The cubin first: the text file is what marks the entry present.
   if (!want_ptx) SEAM_RETURN_IF_ERROR(WriteFileAtomically(cubin_path, output->cubin));
-  SEAM_RETURN_IF_ERROR(WriteFileAtomically(path, header + text));
+  SEAM_RETURN_IF_ERROR(
+      WriteFileAtomically(path, absl::StrCat(EntryHeader(key, text, output->cubin), "\n", text)));
   return NvrtcResult{std::move(text), std::move(output->cubin), false, seconds(), path};
 }
 
@@ -222,7 +232,7 @@ absl::StatusOr<std::string> NvrtcVersion() {
 
 absl::StatusOr<NvrtcResult> CompileToPtx(const std::string& source, const std::string& arch) {
   if (absl::Status valid = CheckArch(arch); !valid.ok()) return valid;
-  return CachedNvrtc(source, Options(absl::StrCat("compute_", arch.substr(3))), ".ptx", ".entry",
+  return CachedNvrtc(source, Options(absl::StrCat("compute_", arch.substr(3))), ".ptx",
                      /*want_ptx=*/true);
 }
 
@@ -231,7 +241,7 @@ absl::StatusOr<NvrtcResult> CompileToCubin(const std::string& source, const std:
   std::vector<std::string> options = Options(arch);
   options.push_back("--ptxas-options=-v");
   options.push_back("-w");  // the report only: no warnings about unused prelude functions
-  return CachedNvrtc(source, options, ".ptxas.txt", "Compiling entry function", /*want_ptx=*/false);
+  return CachedNvrtc(source, options, ".ptxas.txt", /*want_ptx=*/false);
 }
 
 }  // namespace seam::runtime

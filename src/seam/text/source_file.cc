@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/util/error_location.h"
+#include "seam/util/files.h"
+#include "seam/util/status_macros.h"
 
 namespace seam {
 
@@ -27,12 +27,8 @@ absl::StatusOr<SourceFile> SourceFile::Read(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": is a directory, expected a file of HLO text"));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return SourceFile(path, contents.str());
+  SEAM_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return SourceFile(path, std::move(text));
 }
 
 SourceLocation SourceFile::LocationOf(size_t offset) const {

@@ -1,12 +1,24 @@
-// Writing what a user asked to keep (dumps of plans and kernels): every
-// failure is a status naming the path, never a silent partial file.
+// Reading and writing whole files. Reading: a user's inputs, and what Seam
+// itself stored (cache entries), which may since have been replaced by
+// anything. Writing what a user asked to keep (dumps of plans and kernels):
+// every failure is a status naming the path, never a silent partial file.
 #pragma once
 
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace seam {
+
+// The bytes of the file at `path`. A directory is refused; a pipe (a
+// shell's `<(...)`) is read to its end.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// The same for a file Seam wrote itself: anything but a regular file found
+// in its place (a FIFO, which would block the open forever, a device, a
+// directory) is refused, as is a missing one.
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path);
 
 // Creates `dir` and its parents when missing.
 absl::Status CreateDirectories(const std::string& dir);
