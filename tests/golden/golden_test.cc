@@ -7,6 +7,7 @@
 //                           exit (a crash still fails). `%s` is the case's
 //                           input. A RUN line inside a case overrides the
 //                           file's first RUN line for that case.
+//   // RUN: env A=1 seam ...  the same with variables set (env(1)).
 //   // RUN-WHOLE-FILE: ...  the file is one case, not split on `// -----`
 //                           (for inputs holding several modules).
 //   // -----                separates independent cases. A case runs on a
@@ -20,9 +21,10 @@
 //                           `FILE:LINE:COL: error: ...message...`, the source
 //                           line and a `^` under COL. At most one per case; a
 //                           `not` case needs one, or STDERR lines.
-//   // STDERR: text         a `not` case's error points at no place in the
-//                           input (an option, a file that is not HLO): the
-//                           command fails and stderr says `text`.
+//   // STDERR: text         stderr says `text`: a `not` case's error that
+//                           points at no place in the input (an option, a
+//                           file that is not HLO), or a warning of a run
+//                           that succeeds.
 //
 // SEAM_UPDATE_GOLDEN=1 rewrites expectations from the actual run, for review
 // with `git diff`. A positive case's CHECK lines are replaced by a transcript
@@ -140,8 +142,8 @@ struct Directives {
   std::vector<std::string> stderr_contains;
 };
 
-// `// STDERR: text`: a `not` case's error that points at no place in the
-// input (a command-line option, a file that is not HLO) says `text`.
+// `// STDERR: text`: stderr says `text` (a `not` case's error that points at
+// no place in the input, or a successful run's warning).
 std::optional<std::string> ParseStderrLine(const std::string& line) {
   constexpr absl::string_view kDirective = "// STDERR:";
   absl::string_view stripped = absl::StripLeadingAsciiWhitespace(line);
@@ -241,6 +243,10 @@ RunResult RunCommand(const std::vector<std::string>& argv, const std::string& di
 std::vector<std::string> ResolveArgv(const RunLine& run, const std::string& input) {
   std::vector<std::string> argv;
   for (const std::string& word : run.argv) {
+    if (argv.empty() && word == "env") {
+      argv.push_back("/usr/bin/env");
+      continue;
+    }
     argv.push_back(word == "seam" ? SEAM_BINARY : absl::StrReplaceAll(word, {{"%s", input}}));
   }
   return argv;
@@ -391,13 +397,11 @@ TEST_P(GoldenTest, Case) {
   absl::Status exit = CheckExit(*d, r);
   ASSERT_TRUE(exit.ok() || (UpdateMode() && d->run.expect_failure && r.exit_code > 0))
       << where << ":" << c.begin + 1 << ": " << exit.message() << transcript;
-  if (d->run.expect_failure && !d->error.has_value() && !d->stderr_contains.empty()) {
-    for (const std::string& text : d->stderr_contains) {
-      EXPECT_NE(r.err.find(text), std::string::npos)
-          << where << ":" << c.begin + 1 << ": stderr does not say `" << text << "`" << transcript;
-    }
-    return;
+  for (const std::string& text : d->stderr_contains) {
+    EXPECT_NE(r.err.find(text), std::string::npos)
+        << where << ":" << c.begin + 1 << ": stderr does not say `" << text << "`" << transcript;
   }
+  if (d->run.expect_failure && !d->error.has_value() && !d->stderr_contains.empty()) return;
   absl::StatusOr<Diagnostic> got;
   if (d->run.expect_failure) {
     got = ParseDiagnostic(r.err, input);

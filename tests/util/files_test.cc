@@ -71,6 +71,17 @@ TEST_F(FilesTest, AFifoInPlaceOfAStoredFileIsRefusedWithoutWaiting) {
   EXPECT_EQ(bytes.status().code(), absl::StatusCode::kFailedPrecondition) << bytes.status();
 }
 
+TEST_F(FilesTest, ALinkIsFollowedToWhatItNames) {
+  ASSERT_TRUE(WriteFile(Path("f"), kBytes).ok());
+  fs::create_symlink(Path("f"), Path("link"));
+  EXPECT_EQ(ReadRegularFile(Path("link")).value_or(""), kBytes);
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
+  fs::create_symlink(Path("fifo"), Path("link_to_fifo"));
+  EXPECT_EQ(ReadRegularFile(Path("link_to_fifo")).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ReadRegularFile("/dev/zero").status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_F(FilesTest, WritingAtomicallyReplacesWhatWasThereAndLeavesNoTemporary) {
   const std::string fifo = Path("entry");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

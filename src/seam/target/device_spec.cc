@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "seam/util/files.h"
 #include "seam/util/machine.h"
 
 namespace seam::target {
@@ -89,19 +93,56 @@ DeviceSpec A100Spec() {
 
 namespace {
 
+// Settings from the environment are read once; one that cannot be used is
+// ignored, saying so once, as SEAM_NUM_THREADS is.
+void Ignoring(const char* name, const std::string& value, const std::string& why) {
+  std::fprintf(stderr, "seam: ignoring %s=%s (%s)\n", name, value.c_str(), why.c_str());
+}
+
+// SEAM_CPU_BANDWIDTH_GBPS, the DRAM bandwidth the CPU cost model assumes,
+// or its default of 20 GB/s.
+double ConfiguredBandwidthGbps() {
+  static const double gbps = [] {
+    const char* env = std::getenv("SEAM_CPU_BANDWIDTH_GBPS");
+    if (env == nullptr || *env == '\0') return 20.0;
+    double value = 0;
+    if (absl::SimpleAtod(env, &value) && value >= 1 && value <= 1e5) return value;
+    Ignoring("SEAM_CPU_BANDWIDTH_GBPS", env, "want GB/s from 1 to 100000");
+    return 20.0;
+  }();
+  return gbps;
+}
+
 // Constants fitted by `seam bench --calibrate --calibration-out=FILE`, when
-// SEAM_CPU_CALIBRATION names that file: each positive number it holds
-// replaces the default (an unreadable file changes nothing).
+// SEAM_CPU_CALIBRATION names that file; an empty object otherwise.
+const nlohmann::json& Calibration() {
+  static const nlohmann::json* constants = [] {
+    auto* none = new nlohmann::json(nlohmann::json::object());
+    const char* path = std::getenv("SEAM_CPU_CALIBRATION");
+    if (path == nullptr || *path == '\0') return none;
+    absl::StatusOr<std::string> text = ReadRegularFile(path);
+    if (!text.ok()) {
+      Ignoring("SEAM_CPU_CALIBRATION", path, std::string(text.status().message()));
+      return none;
+    }
+    nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object()) {
+      Ignoring("SEAM_CPU_CALIBRATION", path, "not a JSON object of fitted constants");
+      return none;
+    }
+    return new nlohmann::json(std::move(parsed));
+  }();
+  return *constants;
+}
+
+// Each positive, finite number of the calibration replaces the default.
 void ApplyCalibration(DeviceSpec& d) {
-  const char* path = std::getenv("SEAM_CPU_CALIBRATION");
-  if (path == nullptr) return;
-  std::ifstream in(path);
-  nlohmann::json constants = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!constants.is_object()) return;
+  const nlohmann::json& constants = Calibration();
   auto take = [&](const char* key, double& field) {
     auto it = constants.find(key);
-    if (it != constants.end() && it->is_number() && it->get<double>() > 0)
-      field = it->get<double>();
+    if (it == constants.end() || !it->is_number()) return;
+    const double value = it->get<double>();
+    if (value > 0 && std::isfinite(value)) field = value;
   };
   take("dram_gbps", d.dram_gbps);
   take("cache_gbps", d.cache_gbps);
@@ -127,8 +168,7 @@ DeviceSpec HostCpuSpec() {
   d.onchip_bytes_per_unit = l2;
   d.last_level_cache_bytes = CacheBytes(3, _SC_LEVEL3_CACHE_SIZE, l2 * d.units);
   d.vector_bytes = 32;  // AVX2
-  const char* configured = std::getenv("SEAM_CPU_BANDWIDTH_GBPS");
-  d.dram_gbps = configured != nullptr ? std::max(1.0, std::atof(configured)) : 20.0;
+  d.dram_gbps = ConfiguredBandwidthGbps();
   d.cache_gbps = d.dram_gbps * 4;
   d.flops_per_ns = static_cast<double>(d.units) * 8 * 2.5;  // 8 fp32 lanes x GHz
   d.transcendental_cost = 16;

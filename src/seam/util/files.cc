@@ -34,7 +34,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path) {
   std::error_code error;
-  const std::filesystem::file_status status = std::filesystem::symlink_status(path, error);
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (error || !std::filesystem::exists(status)) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
   }

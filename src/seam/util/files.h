@@ -15,9 +15,10 @@ namespace seam {
 // shell's `<(...)`) is read to its end.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
-// The same for a file Seam wrote itself: anything but a regular file found
-// in its place (a FIFO, which would block the open forever, a device, a
-// directory) is refused, as is a missing one.
+// The same for a file that must be a regular one (a link to one will do),
+// such as what Seam wrote itself: anything else found in its place (a FIFO,
+// which would block the open forever, a device, a directory) is refused, as
+// is a missing one.
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path);
 
 // Creates `dir` and its parents when missing.
