@@ -26,8 +26,13 @@ absl::StatusOr<std::string> ReadOpened(const std::string& path) {
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, expected a file"));
+  }
+  // /dev/zero or /dev/urandom would be read until memory runs out.
+  if (std::filesystem::is_character_file(status) || std::filesystem::is_block_file(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a device, expected a file"));
   }
   return ReadOpened(path);
 }

@@ -11,8 +11,8 @@
 
 namespace seam {
 
-// The bytes of the file at `path`. A directory is refused; a pipe (a
-// shell's `<(...)`) is read to its end.
+// The bytes of the file at `path`. A directory or a device is refused; a
+// pipe (a shell's `<(...)`) is read to its end.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 // The same for a file that must be a regular one (a link to one will do),
