@@ -6,12 +6,12 @@
 // bandwidth (every input read once, every output written once, per second)
 // as a fraction of the copy bandwidth. --json prints the same as one JSON
 // object.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +28,7 @@
 #include "seam/runtime/measure.h"
 #include "seam/tools/cli_util.h"
 #include "seam/tools/commands.h"
+#include "seam/util/files.h"
 #include "seam/util/status_macros.h"
 
 namespace seam {
@@ -364,9 +365,17 @@ int Bench(const BenchOptions& options) {
     return Fail(absl::InvalidArgumentError("--inputs gives one module's arguments: bench one file"));
   }
   std::vector<std::string> strategies = absl::StrSplit(options.strategies, ',', absl::SkipEmpty());
-  for (const std::string& s : strategies) {
-    absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(s);
+  if (strategies.empty()) {
+    return Fail(absl::InvalidArgumentError("--strategies: name one or more of none, xla, stitch"));
+  }
+  for (size_t k = 0; k < strategies.size(); ++k) {
+    absl::StatusOr<fusion::Strategy> strategy = fusion::StrategyByName(strategies[k]);
     if (!strategy.ok()) return Fail(strategy.status());
+    if (std::find(strategies.begin(), strategies.begin() + k, strategies[k]) !=
+        strategies.begin() + k) {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("--strategies: '", strategies[k], "' is named twice")));
+    }
   }
   // Parsed before anything is timed: a typo fails fast.
   absl::StatusOr<std::optional<Pipeline>> passes = Pipeline::ParseUnlessNone(options.passes);
@@ -411,12 +420,9 @@ int Bench(const BenchOptions& options) {
     }
   }
   if (check.has_value() && !options.calibration_out.empty()) {
-    std::ofstream out(options.calibration_out);
-    out << ConstantsJson(check->calibrated) << "\n";
-    if (!out) {
-      return Fail(absl::PermissionDeniedError(
-          absl::StrCat("cannot write ", options.calibration_out)));
-    }
+    absl::Status written =
+        WriteFile(options.calibration_out, ConstantsJson(check->calibrated) + "\n");
+    if (!written.ok()) return Fail(written);
   }
   return 0;
 }
@@ -459,12 +465,15 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_flag("--no-epilogues", options->no_epilogues,
                     "cpu: library calls leave the elementwise work after them to the kernels; "
                     "see seam run --help");
-  command->add_flag("--calibrate", options->calibrate,
-                    "Time every kernel, report the cost model's rank correlation and error "
-                    "against the times, and fit the host's constants to them");
-  command->add_option("--calibration-out", options->calibration_out,
-                      "With --calibrate: write the fitted constants (JSON) here; "
-                      "SEAM_CPU_CALIBRATION=FILE makes planning use them");
+  CLI::Option* calibrate =
+      command->add_flag("--calibrate", options->calibrate,
+                        "Time every kernel, report the cost model's rank correlation and error "
+                        "against the times, and fit the host's constants to them");
+  command
+      ->add_option("--calibration-out", options->calibration_out,
+                   "With --calibrate: write the fitted constants (JSON) here; "
+                   "SEAM_CPU_CALIBRATION=FILE makes planning use them")
+      ->needs(calibrate);
   return [options]() { return Bench(*options); };
 }
 
