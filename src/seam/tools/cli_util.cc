@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "seam/eval/evaluator.h"
@@ -91,6 +93,16 @@ CLI::Validator NonNegativeInteger() {
         return "";
       },
       "NONNEGATIVE");
+}
+
+CLI::Validator Seconds() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        double seconds = 0;
+        if (absl::SimpleAtod(value, &seconds) && std::isfinite(seconds) && seconds >= 0) return "";
+        return "must be a number of seconds, 0 or more, got " + value;
+      },
+      "SECONDS");
 }
 
 }  // namespace seam

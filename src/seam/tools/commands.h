@@ -27,4 +27,8 @@ std::function<int()> AddGymCommand(CLI::App& app);
 // (CLI11 would wrap -1 round to 2^64 - 1).
 CLI::Validator NonNegativeInteger();
 
+// A duration: a finite number of seconds, 0 or more (CLI11's
+// NonNegativeNumber lets NaN through, and prints its 309-digit bound for inf).
+CLI::Validator Seconds();
+
 }  // namespace seam

@@ -136,9 +136,10 @@ std::function<int()> AddGymCommand(CLI::App& app) {
   command->add_option("--steps", options->search.max_steps,
                       "Actions per episode (random) or search depth (greedy, beam); default 40")
       ->check(CLI::PositiveNumber);
-  command->add_option("--budget", options->search.budget_seconds,
-                      "Wall-clock budget of the search in seconds (default 10)")
-      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--budget", options->search.budget_seconds,
+                   "Wall-clock budget of the search in seconds (default 10)")
+      ->check(Seconds());
   command->add_option("--objective", options->objective,
                       "What to minimise: ops (the op count, default) or cost (the cost model's time "
                       "after stitch fusion on the host CPU)")
