@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds Seam and runs the tests: the suite; the parser and fuzz corpus
-# tests once more under AddressSanitizer + UndefinedBehaviorSanitizer
+# Builds Seam and runs the tests: the suite; the parser, file-reader and fuzz
+# corpus tests once more under AddressSanitizer + UndefinedBehaviorSanitizer
 # (a clang build; with --full the goldens too); then each libFuzzer
 # harness for a bounded time.
 #
@@ -46,13 +46,14 @@ section "pass-ordering environment throughput (not a timed test)"
 build/bench/seam_gym_bench --seconds 2
 
 # The sanitizer build (clang, with the fuzzers' coverage): in CI the parser's
-# tests and the fuzz corpus replay, which need only the target-independent
-# core; under --full also the goldens, through the whole compiler.
+# and the file readers' tests and the fuzz corpus replay, which need only the
+# target-independent core; under --full also the goldens, through the whole
+# compiler.
 section "sanitizer build (clang, with the fuzzers)"
 build_asan=$(scripts/configure_fuzz_build.sh)
-sanitized_targets=(seam_text_tests seam_fuzz_tests
+sanitized_targets=(seam_text_tests seam_util_tests seam_fuzz_tests
                    fuzz_hlo_parse fuzz_hlo_interpret fuzz_hlo_passes fuzz_npz)
-sanitized_labels='text|fuzz'
+sanitized_labels='text|util|fuzz'
 if [ "$full" = 1 ]; then
   sanitized_targets+=(seam seam_golden_tests)
   sanitized_labels+='|golden'
