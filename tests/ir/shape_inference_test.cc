@@ -184,6 +184,19 @@ TEST(ShapeInference, GatherAndScatter) {
                   "slice_sizes={2,64}"),
             "error: slice size 2 of 'gather' does not fit dimension 0 of f32[100,64] (collapsed "
             "dimensions need size 1)");
+  // A collapsed dimension of size 0 has nothing to give a non-empty result
+  // (found by fuzz_hlo_passes: the interpreter read past the operand).
+  EXPECT_EQ(Infer("x = f32[5,6,7] parameter(0)\n many = s32[4,2] parameter(1)\n"
+                  " ROOT g = f32[4,3,7] gather(x, many), offset_dims={1,2}, "
+                  "collapsed_slice_dims={1}, start_index_map={0,1}, index_vector_dim=1, "
+                  "slice_sizes={3,0,7}"),
+            "error: 'gather' collapses dimension 1 of f32[5,6,7] with slice size 0, which leaves "
+            "nothing to gather into f32[4,3,7]");
+  EXPECT_EQ(Infer("x = f32[5,6,7] parameter(0)\n none = s32[0,2] parameter(1)\n"
+                  " ROOT g = f32[0,3,7] gather(x, none), offset_dims={1,2}, "
+                  "collapsed_slice_dims={1}, start_index_map={0,1}, index_vector_dim=1, "
+                  "slice_sizes={3,0,7}"),
+            "f32[0,3,7]");
   std::string scatter =
       "t = f32[100,64] parameter(0)\n ids = s32[8,1] parameter(1)\n"
       " u = f32[8,64] parameter(2)\n ROOT r = f32[100,64] scatter(t, ids, u), "

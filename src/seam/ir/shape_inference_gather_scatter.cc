@@ -69,6 +69,17 @@ Inferred InferGather(const Instruction& i) {
   std::vector<int64_t> dims;
   for (int64_t d = 0, o = 0, b = 0; d < rank; ++d)
     dims.push_back(Contains(*offset, d) ? window[o++] : batch[b++]);
+  // XLA lets a collapsed or batching dimension have size 0, but such a
+  // slice holds no element for the result's to come from (an evaluator
+  // would read past the operand): only an empty result may have one.
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
+  for (int64_t d : dropped) {
+    if ((*sizes)[d] == 0 && !empty) {
+      return Invalid("'gather' collapses dimension ", d, " of ", Str(x),
+                     " with slice size 0, which leaves nothing to gather into ",
+                     Str(Shape::Array(x.dtype(), dims)));
+    }
+  }
   return Shape::Array(x.dtype(), dims);
 }
 
