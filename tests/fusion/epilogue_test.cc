@@ -3,6 +3,7 @@
 // a large value nothing else would write, and at the root; two chains
 // meeting at a residual add give it to the later call; a kernel holding a
 // bias and a reader of the call is split rather than left in a cycle.
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "seam/fusion/plan_printer.h"
@@ -42,7 +43,7 @@ ENTRY e {
 )";
 
 TEST(Epilogue, TakesTheChainUpToAValueWithTwoReaders) {
-  EXPECT_EQ(Epilogues(std::string(kHeader) + R"(
+  EXPECT_EQ(Epilogues(absl::StrCat(kHeader, R"(
   x = f32[64,64] add(d, bb)
   y = f32[64,64] tanh(x)
   z = f32[64,64] multiply(y, y)
@@ -54,18 +55,18 @@ sum {
   p = f32[] parameter(0)
   q = f32[] parameter(1)
   ROOT s = f32[] add(p, q)
-})"),
+})")),
             std::vector<std::string>{"d: bb x y -> y"});
 }
 
 // A broadcast the chain reads stays in its kernel when it is also the
 // root: the epilogue recomputes it, the kernel still writes it.
 TEST(Epilogue, LeavesARootBroadcastToItsKernel) {
-  const std::string text = std::string(kHeader) + R"(
+  const std::string text = absl::StrCat(kHeader, R"(
   x = f32[64,64] add(d, bb)
   y = f32[64,64] tanh(x)
   ROOT keep = f32[64,64] add(y, bb)
-})";
+})");
   EXPECT_EQ(Epilogues(text), std::vector<std::string>{"d: bb x y keep -> keep"});
   absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules =
       ParseHloText(absl::StrReplaceAll(text, {{"ROOT keep", "keep"}, {"  bb = ", "  ROOT bb = "}}), "t");
@@ -82,37 +83,37 @@ TEST(Epilogue, LeavesARootBroadcastToItsKernel) {
 }
 
 TEST(Epilogue, StopsAtTheRoot) {
-  EXPECT_EQ(Epilogues(std::string(kHeader) + R"(
+  EXPECT_EQ(Epilogues(absl::StrCat(kHeader, R"(
   ROOT x = f32[64,64] add(d, bb)
-})"),
+})")),
             std::vector<std::string>{"d: bb x -> x"});
-  EXPECT_EQ(Epilogues(std::string(kHeader) + R"(
+  EXPECT_EQ(Epilogues(absl::StrCat(kHeader, R"(
   ROOT x = f32[64,64] negate(d)
   y = f32[64,64] add(bb, big)
-})"),
+})")),
             std::vector<std::string>{"d: x -> x"});
 }
 
 // `g` is computed from a parameter by a kernel that would otherwise keep it
 // in registers: reading it from memory would cost what the chain saves.
 TEST(Epilogue, RefusesAnOpReadingALargeComputedValue) {
-  EXPECT_EQ(Epilogues(std::string(kHeader) + R"(
+  EXPECT_EQ(Epilogues(absl::StrCat(kHeader, R"(
   g = f32[64,64] exponential(big)
   x = f32[64,64] add(d, bb)
   y = f32[64,64] multiply(x, g)
   ROOT t = (f32[64,64]) tuple(y)
-})"),
+})")),
             std::vector<std::string>{"d: bb x -> x"});
 }
 
 TEST(Epilogue, GivesAResidualAddOfTwoCallsToTheLaterOne) {
-  EXPECT_EQ(Epilogues(std::string(kHeader) + R"(
+  EXPECT_EQ(Epilogues(absl::StrCat(kHeader, R"(
   e2 = f32[64,64] dot(b, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   x = f32[64,64] add(d, bb)
   y = f32[64,64] negate(e2)
   s = f32[64,64] add(x, y)
   ROOT t = (f32[64,64]) tuple(s)
-})"),
+})")),
             (std::vector<std::string>{"d: bb x -> x", "e2: y s -> s"}));
 }
 
@@ -120,14 +121,14 @@ TEST(Epilogue, GivesAResidualAddOfTwoCallsToTheLaterOne) {
 // parameter) and the reader of the call's result: it is split, the bias
 // first, and the chain attached.
 TEST(Epilogue, SplitsAKernelHoldingAnInputAndAReaderOfTheCall) {
-  EXPECT_EQ(Epilogues(std::string(kHeader) + R"(
+  EXPECT_EQ(Epilogues(absl::StrCat(kHeader, R"(
   scaled = f32[64] multiply(bias, bias)
   sb = f32[64,64] broadcast(scaled), dimensions={0}
   x = f32[64,64] add(d, sb)
   p = f32[65,65] pad(x, zero), padding=0_1x0_1
   zero = f32[] constant(0)
   ROOT t = (f32[65,65]) tuple(p)
-})"),
+})")),
             std::vector<std::string>{"d: sb x -> x"});
 }
 

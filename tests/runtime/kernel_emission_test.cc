@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "backends.h"
 #include "gtest/gtest.h"
 #include "seam/compiler/cpu_compiler.h"
@@ -39,8 +40,8 @@ std::string EmittedSource(const Module& module, bool on_the_pool, const std::str
 }
 
 TEST(KernelEmission, TheSourceIsTheSameWhateverTheThreads) {
-  const std::string path = std::string(SEAM_SOURCE_ROOT) +
-                           "/tests/corpus/hlo/gh_ptxla_bert_single_device_training_fwd_bwd.hlo";
+  const std::string path = absl::StrCat(
+      SEAM_SOURCE_ROOT, "/tests/corpus/hlo/gh_ptxla_bert_single_device_training_fwd_bwd.hlo");
   std::unique_ptr<Module> module = testing::ParseFirst(testing::ReadFile(path), "bert_fwd_bwd");
   ASSERT_NE(module, nullptr);
   absl::StatusOr<Pipeline> passes = Pipeline::Parse("default");
