@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,17 @@ struct Stage {
   // chunks of the folded elements.
   std::vector<bool> folded;
   int64_t chunks = 1;
+  // kPartialReduce of a sum of squared deviations folded in stage `host`'s
+  // pass as running statistics of `value` (one-pass statistics; a CPU
+  // schedule): its own folding phase is empty, its combining phase meets
+  // the chunks' statistics with `center`. Partials: the chunks' means,
+  // then their centred sums of squares, in double.
+  struct OnePass {
+    const Instruction* value = nullptr;
+    const Instruction* center = nullptr;
+    int host = -1;
+  };
+  std::optional<OnePass> one_pass;
   fusion::ThreadMapping mapping;
   ThreadLayout layout;  // GPU kernels (MapGpuThreads)
   int phase = 0;  // kPartialReduce takes two: folding and combining

@@ -158,8 +158,21 @@ struct FinishRow {  // a row's result stored at row `r`, the init folded in firs
 struct CombinePartials {  // a partial reduction's result at kept element `p`
   int64_t units = 0, per_chunk = 0, kept = 0;
 };
-using ComputeStep =
-    std::variant<InitAccumulator, Accumulate, StoreRoots, FinishRow, CombinePartials>;
+// One-pass statistics (see fusion/one_pass_statistics.h): sums of
+// `value`'s deviations from `center` at the index, `sum += d` and, unless
+// `squares` is empty, `squares += d * d` (no centre: the values themselves).
+struct AccumulateDeviations {
+  const Instruction* value = nullptr;
+  std::string center, sum, squares;
+};
+// A sum of squared deviations from the centre, at kept element `p`, from
+// each non-empty chunk's count, mean and centred sum of squares (chunks
+// of `per_chunk` of `units` runs of `run` elements; `kept` per chunk).
+struct CombineDeviations {
+  int64_t units = 0, per_chunk = 0, kept = 0, run = 0;
+};
+using ComputeStep = std::variant<InitAccumulator, Accumulate, StoreRoots, FinishRow,
+                                 CombinePartials, AccumulateDeviations, CombineDeviations>;
 
 // Which loop variable indexes which dimensions of a stage's iteration
 // space: `var` delinearized over `dims` (positions in the stage's dims),

@@ -5,6 +5,7 @@
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/codegen/scalar_expr.h"
+#include "seam/fusion/one_pass_statistics.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
 #include "seam/util/status_macros.h"
@@ -67,9 +68,7 @@ Stage MakeStage(const fusion::Group& g) {
   OpClass c = ClassifyOp(*d);
   if (fusion::IsReduction(c)) {
     s.dims = d->operand(0)->shape().dims();
-    bool row = c == OpClass::kRowReduction && g.mapping.kind == fusion::MappingKind::kRow &&
-               g.mapping.blocks_per_row == 1;
-    if (row) {
+    if (!fusion::FoldsIntoPartials(g)) {
       s.kind = LoopKind::kRowReduce;
       s.row_dims = fusion::SplitFor(d->operand(0)->shape(), g.mapping.rows).value_or(0);
     } else {
@@ -85,6 +84,23 @@ Stage MakeStage(const fusion::Group& g) {
     s.row_dims = split.value_or(std::max(0, d->shape().rank() - 1));
   }
   return s;
+}
+
+// Sums of squared deviations the plan folds in an earlier reduction's pass
+// (fusion::OnePassStatistic), where both stages fold the same elements.
+void AttachOnePass(const fusion::Kernel& kernel, KernelIr& ir) {
+  for (const fusion::OnePassStatistic& o : kernel.one_pass) {
+    Stage& rider = ir.stages[o.group];
+    const Stage& host = ir.stages[o.host];
+    if (rider.kind != LoopKind::kPartialReduce || host.kind != LoopKind::kPartialReduce ||
+        rider.roots.size() != 1 || rider.reductions.size() != 1 || rider.dims != host.dims ||
+        rider.folded != host.folded) {
+      continue;
+    }
+    std::optional<fusion::CenteredSquares> centered =
+        fusion::MatchCenteredSquares(*rider.reductions[0]);
+    if (centered) rider.one_pass = Stage::OnePass{centered->value, centered->center, o.host};
+  }
 }
 
 bool SameTiling(const Stage& a, const Stage& b) {
@@ -174,6 +190,11 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
     if (s.kind != LoopKind::kPartialReduce) continue;
     for (const Instruction* r : s.reductions) {
       int64_t kept = r->shape().ElementCount().value_or(1);
+      if (s.one_pass) {
+        const int64_t chunks = ir.stages[s.one_pass->host].chunks;
+        ir.buffers.push_back({nullptr, Storage::kScratch, DType::kF64, 2 * kept * chunks, r});
+        continue;
+      }
       // Partials hold compute values: float for bf16 and f16.
       DType t = IsHalfType(r->shape().dtype()) ? DType::kF32 : r->shape().dtype();
       ir.buffers.push_back({nullptr, Storage::kScratch, t, kept * s.chunks, r});
@@ -243,6 +264,7 @@ absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target:
   KernelIr ir;
   ir.name = std::move(name);
   for (const fusion::Group& g : kernel.groups) ir.stages.push_back(MakeStage(g));
+  if (!device.is_gpu()) AttachOnePass(kernel, ir);
   AssignPhases(kernel, ir);
   AssignStorage(kernel, device, ir);
   SEAM_RETURN_IF_ERROR(ScheduleKernel(ir, device));

@@ -121,6 +121,24 @@ inline void seam_stream_fence() {
 #endif
 }
 
+// One-pass statistics: the count, mean and centred sum of squares of the
+// runs seen so far. A run of `count` elements comes as the sums of its
+// deviations from `center` and of their squares (exact for any centre;
+// near the run's mean they cancel little), merged as Chan, Golub and
+// LeVeque's parallel form does, in double.
+struct seam_moments {
+  double count = 0, mean = 0, m2 = 0;
+};
+inline void seam_add_run(seam_moments& m, double count, double center, double sum,
+                         double squares) {
+  const double mean = center + sum / count;
+  const double m2 = std::max(0.0, squares - sum * sum / count);
+  const double total = m.count + count, delta = mean - m.mean;
+  m.mean += delta * count / total;
+  m.m2 += m2 + delta * delta * m.count * count / total;
+  m.count = total;
+}
+
 // Floats as integers in the same order (-0 below +0; NaN tracked apart),
 // for max and min row reductions: an integer max is one instruction on the
 // loop-carried chain, the float max with NaN and signed-zero rules five.

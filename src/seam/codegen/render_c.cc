@@ -237,6 +237,26 @@ class Renderer {
     return EmitPartialCombine(ir_, s, c.units, c.per_chunk, c.kept, e, Storer({}));
   }
 
+  absl::Status Step(ElementalEmitter& e, const Stage&, const Index& index, const std::string&,
+                    const AccumulateDeviations& a) {
+    SEAM_ASSIGN_OR_RETURN(std::string x, e.Value(a.value, index));
+    if (a.center.empty()) {
+      e.Emit(absl::StrCat(a.sum, " += ", x, ";"));
+      return absl::OkStatus();
+    }
+    const std::string d = absl::StrCat("d_", a.sum);
+    e.Emit(absl::StrCat("const ", ComputeType(a.value->shape().dtype()), " ", d, " = ", x, " - ",
+                        a.center, ";"));
+    e.Emit(absl::StrCat(a.sum, " += ", d, ";"));
+    if (!a.squares.empty()) e.Emit(absl::StrCat(a.squares, " += ", d, " * ", d, ";"));
+    return absl::OkStatus();
+  }
+
+  absl::Status Step(ElementalEmitter& e, const Stage& s, const Index&, const std::string&,
+                    const CombineDeviations& c) {
+    return EmitDeviationsCombine(ir_, s, c.units, c.per_chunk, c.kept, c.run, e, Storer({}));
+  }
+
   // Stores root `v` (computed as `value`) at linear index `linear` where it
   // lives: a staging row, a tile buffer or a kernel buffer.
   void Store(ElementalEmitter& e, const Instruction* v, const std::string& linear,

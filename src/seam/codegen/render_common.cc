@@ -179,6 +179,39 @@ absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t unit
   return absl::OkStatus();
 }
 
+absl::Status EmitDeviationsCombine(const KernelIr& ir, const Stage& s, int64_t units,
+                                   int64_t per_chunk, int64_t kept, int64_t run,
+                                   ElementalEmitter& e, const StoreRoot& store) {
+  const Instruction* r = s.reductions[0];
+  // The centre is constant along the folded dimensions: read it at the
+  // first folded position of kept element p.
+  Index at(s.dims.size(), "0");
+  std::vector<int> kept_dims;
+  std::vector<int64_t> kept_extents;
+  for (int d = 0; d < static_cast<int>(s.dims.size()); ++d) {
+    if (!s.folded[d]) kept_dims.push_back(d), kept_extents.push_back(s.dims[d]);
+  }
+  const Index p = e.Delinearize(kept_extents, "p");
+  for (size_t k = 0; k < kept_dims.size(); ++k) at[kept_dims[k]] = p[k];
+  SEAM_ASSIGN_OR_RETURN(std::string center, e.Value(s.one_pass->center, at));
+  SEAM_ASSIGN_OR_RETURN(std::string init, e.Value(r->operand(1), {}));
+  const std::string partials = absl::StrCat("b", ir.PartialsIndex(r));
+  const int64_t chunks = CeilDiv(units, per_chunk);
+  e.Emit("double squares = 0;");
+  e.Emit(absl::StrCat("for (int64_t chunk = 0; chunk < ", chunks, "; ++chunk) {"));
+  e.Emit(absl::StrCat("  const double n = double(std::min<int64_t>(", units, ", (chunk + 1) * ",
+                      per_chunk, ") - chunk * ", per_chunk, ") * ", run, ";"));
+  e.Emit(absl::StrCat("  const double d = ", partials, "[chunk * ", kept, " + p] - double(", center,
+                      ");"));
+  e.Emit(absl::StrCat("  squares += ", partials, "[", chunks * kept, " + chunk * ", kept,
+                      " + p] + n * d * d;"));
+  e.Emit("}");
+  const std::string type = ComputeType(r->shape().dtype());
+  e.Emit(absl::StrCat(type, " acc0 = ", ReducerName(ir, r), "(", init, ", ", type, "(squares));"));
+  store(e, r, "p", HalfResult(ir, r, "acc0"));
+  return absl::OkStatus();
+}
+
 std::string KernelDeduplicator::Add(const std::string& name, const std::string& source,
                                     bool* fresh) {
   auto [it, inserted] =

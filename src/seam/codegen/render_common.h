@@ -103,6 +103,14 @@ absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t unit
                                 int64_t per_chunk, int64_t kept, ElementalEmitter& e,
                                 const StoreRoot& store);
 
+// The combining phase of a sum of squared deviations folded as running
+// statistics (Stage::one_pass), for kept element `p`: the reduce's init,
+// plus over each non-empty chunk (`per_chunk` of `units` runs of `run`
+// elements) its centred sum of squares and n (mean - centre)^2, in double.
+absl::Status EmitDeviationsCombine(const KernelIr& ir, const Stage& s, int64_t units,
+                                   int64_t per_chunk, int64_t kept, int64_t run,
+                                   ElementalEmitter& e, const StoreRoot& store);
+
 // Kernels that render to the same text but for their name (the same ops
 // on the same shapes, common in unfused plans and repeated layers: 4,397
 // planned kernels of Gemma 3 unfused are 135 distinct ones) compile once;

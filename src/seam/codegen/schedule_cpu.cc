@@ -14,6 +14,7 @@
 #include "seam/codegen/emit_cpu.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/codegen/render_common.h"
+#include "seam/util/status_macros.h"
 
 namespace seam::codegen {
 namespace {
@@ -83,7 +84,7 @@ class CpuScheduler {
       size_t end = k + 1;
       while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
       if (ir_.stages[k].kind == LoopKind::kPartialReduce) {
-        PartialReduce(k);
+        SEAM_RETURN_IF_ERROR(PartialReduce(k));
       } else {
         TilePhase(k, end);
       }
@@ -103,6 +104,15 @@ class CpuScheduler {
     Body body;
   };
 
+  // Whether a phase from after loop `a`'s up to loop `b`'s needs a barrier
+  // (a phase may have no loop: a folding in another stage's pass).
+  bool BarrierBetween(const TaskLoop& a, const TaskLoop& b) const {
+    for (int q = a.phase + 1; q <= b.phase && q < ir_.phases; ++q) {
+      if (barrier_[q]) return true;
+    }
+    return false;
+  }
+
   // The phases' task loops as parallel loops: a loop after which the next
   // phase needs no barrier (BarrierBeforePhase) shares a parallel loop with
   // the next, its tasks after the first loop's. Loops touching fewer than
@@ -110,10 +120,7 @@ class CpuScheduler {
   void ParallelLoops() {
     for (size_t k = 0; k < loops_.size();) {
       size_t end = k + 1;
-      auto barrier_after = [&](const TaskLoop& l) {
-        return l.phase + 1 < ir_.phases && barrier_[l.phase + 1];
-      };
-      while (end < loops_.size() && !barrier_after(loops_[end - 1])) ++end;
+      while (end < loops_.size() && !BarrierBetween(loops_[end - 1], loops_[end])) ++end;
       int64_t total = 0, elements = 0;
       for (size_t j = k; j < end; ++j) total += loops_[j].count, elements += loops_[j].elements;
       Loop tasks = Loop::Tasks("seam_t", total, elements >= kMinElementsToSplit);
@@ -288,15 +295,19 @@ class CpuScheduler {
   }
 
   // Folding phase, then combining phase (see LoopKind::kPartialReduce).
-  void PartialReduce(size_t stage) {
+  absl::Status PartialReduce(size_t stage) {
     const Stage& s = ir_.stages[stage];
+    if (s.one_pass) return CombineOnePass(stage);
     const FoldSplit split = SplitFolded(s);
     const int64_t folded = split.folded, kept = split.kept;
     // What the combining phase walks: units of folded work and how many
     // fall in a chunk.
     int64_t units = folded, per_chunk = CeilDiv(folded, s.chunks);
     if (FoldsContiguousRuns(s)) {
-      RunFolding(stage, &units, &per_chunk);
+      const RunSplit runs = SplitRuns(s);
+      units = runs.outer;
+      per_chunk = runs.per_chunk;
+      RunFolding(stage, runs);
     } else if (kept == 1) {
       WholeFolding(stage, split);
     } else {
@@ -306,6 +317,25 @@ class CpuScheduler {
     TaskLoop& loop =
         loops_.emplace_back(TaskLoop{s.phase + 1, "p", kept, kept * std::min(units, s.chunks), {}});
     loop.body.push_back({Compute::Scalar(stage, {CombinePartials{units, per_chunk, kept}})});
+    return absl::OkStatus();
+  }
+
+  // A sum of squared deviations folded in its host's pass (Stage::one_pass)
+  // runs only its combining phase: the chunks' statistics met with the
+  // centre.
+  absl::Status CombineOnePass(size_t stage) {
+    const Stage& s = ir_.stages[stage];
+    const Stage& host = ir_.stages[s.one_pass->host];
+    if (!FoldsContiguousRuns(host)) {
+      return absl::InternalError(
+          absl::StrCat(ir_.name, ": stage ", stage, " folds in a stage that does not fold runs"));
+    }
+    const RunSplit runs = SplitRuns(host);
+    TaskLoop& loop =
+        loops_.emplace_back(TaskLoop{s.phase + 1, "p", runs.kept, runs.kept * runs.chunks, {}});
+    loop.body.push_back({Compute::Scalar(
+        stage, {CombineDeviations{runs.outer, runs.per_chunk, runs.kept, runs.run}})});
+    return absl::OkStatus();
   }
 
   // The partial pointers of chunk `chunk` (one per reduction): part<j>.
@@ -339,72 +369,140 @@ class CpuScheduler {
     return sums;
   }
 
-  // Folded dims split at the last kept one: `outer` before it, the
-  // contiguous `inner` run after it. Tasks are (chunk of outer, kept
-  // position) pairs; each sums its runs one at a time into its partial.
-  void RunFolding(size_t stage, int64_t* units, int64_t* per_chunk) {
-    const Stage& s = ir_.stages[stage];
+  // A partial reduction folding contiguous runs: its folded dims split at
+  // the last kept one, `outer` before it, the contiguous run of `inner`
+  // dims after it; tasks are (chunk of outer, kept position) pairs.
+  struct RunSplit {
+    IndexPart outer_part{{}, "o"}, kept_part{{}, "p"};
+    std::vector<int> inner_dims;
+    int64_t outer = 1, kept = 1, run = 1, chunks = 1, per_chunk = 1;
+  };
+
+  static RunSplit SplitRuns(const Stage& s) {
+    RunSplit split;
     int last_kept = 0;
     for (int d = 0; d < static_cast<int>(s.dims.size()); ++d) {
       if (!s.folded[d]) last_kept = d;
     }
-    IndexPart outer_part{{}, "o"}, kept_part{{}, "p"};
-    std::vector<int> inner_dims;
-    int64_t outer = 1, kept = 1;
     for (int d = 0; d < static_cast<int>(s.dims.size()); ++d) {
       if (d > last_kept) {
-        inner_dims.push_back(d);
+        split.inner_dims.push_back(d);
+        split.run *= s.dims[d];
       } else if (s.folded[d]) {
-        outer_part.dims.push_back(d);
-        outer *= s.dims[d];
+        split.outer_part.dims.push_back(d);
+        split.outer *= s.dims[d];
       } else {
-        kept_part.dims.push_back(d);
-        kept *= s.dims[d];
+        split.kept_part.dims.push_back(d);
+        split.kept *= s.dims[d];
       }
     }
-    int64_t chunks = std::max<int64_t>(1, std::min(s.chunks, outer));
-    *units = outer;
-    *per_chunk = CeilDiv(outer, chunks);
-    TaskLoop& loop = loops_.emplace_back(
-        TaskLoop{s.phase, "task", chunks * kept, SplitFolded(s).folded * kept, {}});
+    split.per_chunk = CeilDiv(split.outer, std::max<int64_t>(1, std::min(s.chunks, split.outer)));
+    split.chunks = CeilDiv(split.outer, split.per_chunk);
+    return split;
+  }
+
+  // The index parts of a position in a run: `o`, `p`, then one direct
+  // loop variable `i<k>` per inner dimension.
+  static std::vector<IndexPart> RunIndex(const RunSplit& split) {
+    std::vector<IndexPart> index{split.outer_part, split.kept_part};
+    for (size_t k = 0; k < split.inner_dims.size(); ++k) {
+      index.push_back({{split.inner_dims[k]}, absl::StrCat("i", k), /*direct=*/true});
+    }
+    return index;
+  }
+
+  // The loops over one run around `body`, one per inner dimension (no
+  // division to split a linear index), the innermost vectorized with
+  // `sums`.
+  static Node RunLoops(const Stage& s, const RunSplit& split, std::vector<SimdReduction> sums,
+                       Body body) {
+    for (size_t k = split.inner_dims.size(); k-- > 0;) {
+      const std::string i = absl::StrCat("i", k),
+                        extent = absl::StrCat(s.dims[split.inner_dims[k]]);
+      Loop loop = k + 1 == split.inner_dims.size() ? Loop::Simd(i, "0", extent, std::move(sums))
+                                                   : Loop::Serial(i, "0", extent);
+      loop.body = std::move(body);
+      body = {{std::move(loop)}};
+    }
+    return std::move(body.front());
+  }
+
+  // Each task sums its runs one at a time into its partial. A sum of
+  // squared deviations folding in this pass (Stage::one_pass) sums its
+  // values beside it, goes over the run again (in cache) for their
+  // deviations from the run's mean, and merges the run into the chunk's
+  // running statistics (seam_add_run).
+  void RunFolding(size_t stage, const RunSplit& split) {
+    const Stage& s = ir_.stages[stage];
+    std::vector<size_t> riders;
+    for (size_t k = 0; k < ir_.stages.size(); ++k) {
+      const Stage& r = ir_.stages[k];
+      if (r.one_pass && r.one_pass->host == static_cast<int>(stage)) riders.push_back(k);
+    }
+    TaskLoop& loop = loops_.emplace_back(TaskLoop{
+        s.phase, "task", split.chunks * split.kept, SplitFolded(s).folded * split.kept, {}});
     Body& body = loop.body;
+    body.push_back({Let{"int64_t",
+                        {{"chunk", absl::StrCat("task / ", split.kept)},
+                         {"p", absl::StrCat("task % ", split.kept)}}}});
+    body.push_back(Int("o0", absl::StrCat("chunk * ", split.per_chunk)));
     body.push_back(
-        {Let{"int64_t",
-             {{"chunk", absl::StrCat("task / ", kept)}, {"p", absl::StrCat("task % ", kept)}}}});
-    body.push_back(Int("o0", absl::StrCat("chunk * ", *per_chunk)));
-    body.push_back(Int("o1", Expr::Min(absl::StrCat(outer), absl::StrCat("o0 + ", *per_chunk))));
-    PartPointers(s, kept, body);
+        Int("o1", Expr::Min(absl::StrCat(split.outer), absl::StrCat("o0 + ", split.per_chunk))));
+    PartPointers(s, split.kept, body);
+    for (size_t k : riders)
+      body.push_back({Statement{absl::StrCat("seam_moments moments", k, ";")}});
     Loop runs = Loop::Serial("o", "o0", "o1");
     std::vector<SimdReduction> sums = ZeroSums(s, "run", runs.body);
-    // One loop per inner dimension (no division to split a linear index),
-    // the innermost vectorized.
-    Compute compute = Compute::At(stage, {outer_part, kept_part}, "", {});
+    const std::vector<IndexPart> index = RunIndex(split);
+    Compute compute = Compute::At(stage, index, "", {});
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       compute.steps.push_back(
           Accumulate{static_cast<int>(j), Accumulation::kSum, absl::StrCat("run", j), ""});
     }
     compute.steps.push_back(StoreRoots{s.roots, {}});
-    std::vector<Loop> inner;
-    for (size_t k = 0; k < inner_dims.size(); ++k) {
-      std::string i = absl::StrCat("i", k);
-      compute.index.push_back({{inner_dims[k]}, i, /*direct=*/true});
-      const bool innermost = k + 1 == inner_dims.size();
-      const std::string extent = absl::StrCat(s.dims[inner_dims[k]]);
-      inner.push_back(innermost ? Loop::Simd(i, "0", extent, sums) : Loop::Serial(i, "0", extent));
+    Body innermost{{std::move(compute)}};
+    for (size_t k : riders) {
+      const std::string values = absl::StrCat("values", k);
+      runs.body.push_back({Statement{absl::StrCat(ValueType(k), " ", values, " = 0;")}});
+      sums.push_back({"+", values});
+      innermost.push_back(
+          {Scope{{{Compute::At(k, index, "", {AccumulateDeviations{Value(k), "", values, ""}})}}}});
     }
-    Node nested{std::move(compute)};
-    for (auto it = inner.rbegin(); it != inner.rend(); ++it) {
-      it->body.push_back(std::move(nested));
-      nested = {std::move(*it)};
-    }
-    runs.body.push_back(std::move(nested));
+    runs.body.push_back(RunLoops(s, split, std::move(sums), std::move(innermost)));
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       runs.body.push_back({Statement{absl::StrCat("part", j, "[p] = o == o0 ? run", j, " : ",
                                                   ReducerName(ir_, s.reductions[j]), "(part", j,
                                                   "[p], run", j, ");")}});
     }
+    for (size_t k : riders) DeviationsPass(k, split, runs.body);
     body.push_back({std::move(runs)});
+    for (size_t k : riders) {
+      const std::string partials = absl::StrCat("b", ir_.PartialsIndex(ir_.stages[k].roots[0]));
+      body.push_back({Statement{absl::StrCat("if (o1 > o0) ", partials, "[chunk * ", split.kept,
+                                             " + p] = moments", k, ".mean, ", partials, "[",
+                                             split.chunks * split.kept, " + chunk * ", split.kept,
+                                             " + p] = moments", k, ".m2;")}});
+    }
   }
+
+  // Rider `k`'s second pass over the run, in cache: the deviations from
+  // the run's mean, summed and squared, merged into the chunk's moments.
+  void DeviationsPass(size_t k, const RunSplit& split, Body& body) {
+    const std::string type = ValueType(k), center = absl::StrCat("center", k),
+                      sum = absl::StrCat("deviations", k), squares = absl::StrCat("squares", k);
+    body.push_back({Statement{absl::StrCat("const ", type, " ", center, " = values", k, " / ", type,
+                                           "(", split.run, ");")}});
+    body.push_back({Statement{absl::StrCat(type, " ", sum, " = 0, ", squares, " = 0;")}});
+    body.push_back(
+        RunLoops(ir_.stages[k], split, {{"+", sum}, {"+", squares}},
+                 {{Compute::At(k, RunIndex(split), "",
+                               {AccumulateDeviations{Value(k), center, sum, squares}})}}));
+    body.push_back({Statement{absl::StrCat("seam_add_run(moments", k, ", ", split.run, ", ", center,
+                                           ", ", sum, ", ", squares, ");")}});
+  }
+
+  const Instruction* Value(size_t rider) const { return ir_.stages[rider].one_pass->value; }
+  std::string ValueType(size_t rider) const { return ComputeType(Value(rider)->shape().dtype()); }
 
   // A folding phase's tasks: chunk `chunk` covers folded positions
   // [q0, q1) and has its partials (one per kept element) at part<j>.
@@ -475,14 +573,15 @@ class CpuScheduler {
     Body& body = FoldingChunks(s, split);
     const bool sums = SumsOnly(s);
     ZeroSums(s, "run", body);
-    Compute compute = Compute::At(stage, FoldParts(s, "q", "0"), "", {});
+    std::vector<ComputeStep> steps;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      compute.steps.push_back(
-          sums ? Accumulate{static_cast<int>(j), Accumulation::kSum, absl::StrCat("block", j), ""}
-               : Accumulate{static_cast<int>(j), Accumulation::kFirstOfChunk,
-                            absl::StrCat("run", j), "q == q0"});
+      // Built in place: gcc 12 warns falsely of a moved temporary here.
+      steps.emplace_back(std::in_place_type<Accumulate>, static_cast<int>(j),
+                         sums ? Accumulation::kSum : Accumulation::kFirstOfChunk,
+                         absl::StrCat(sums ? "block" : "run", j), sums ? "" : "q == q0");
     }
-    compute.steps.push_back(StoreRoots{s.roots, {}});
+    steps.push_back(StoreRoots{s.roots, {}});
+    Compute compute = Compute::At(stage, FoldParts(s, "q", "0"), "", std::move(steps));
     if (!sums) {
       Loop folded = Loop::Serial("q", "q0", "q1");
       folded.body.push_back({std::move(compute)});

@@ -108,6 +108,10 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
   // with another mapping, or whose tile did not stay on chip, reads again.
   absl::flat_hash_set<const Instruction*> inputs(kernel.inputs.begin(), kernel.inputs.end());
   absl::flat_hash_map<const Instruction*, const ThreadMapping*> first_reader;
+  // A group folding in another's pass (one-pass statistics) reads nothing
+  // that pass read.
+  absl::flat_hash_set<const Group*> riders;
+  for (const OnePassStatistic& s : kernel.one_pass) riders.insert(&kernel.groups[s.group]);
   double work = 0, weighted_utilization = 0;
   for (const Group& g : kernel.groups) {
     // What this group reads of each input: all of it, or what its slices keep.
@@ -127,6 +131,8 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
       auto [it, first] = first_reader.try_emplace(input, &g.mapping);
       if (first) {
         cost.dram_read_bytes += bytes;
+      } else if (riders.contains(&g)) {
+        continue;
       } else if (it->second->kind != g.mapping.kind || it->second->rows != g.mapping.rows ||
                  !TileStaysOnChip(input, g.mapping, device)) {
         (bytes <= static_cast<double>(device.last_level_cache_bytes) ? cost.scratch_bytes

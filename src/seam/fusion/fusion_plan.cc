@@ -1,6 +1,7 @@
 #include "seam/fusion/fusion_plan.h"
 
 #include "absl/strings/str_cat.h"
+#include "seam/fusion/op_class.h"
 
 namespace seam::fusion {
 
@@ -20,6 +21,13 @@ absl::string_view SchemeName(Scheme s) {
     case Scheme::kGlobal: return "global";
   }
   return "?";
+}
+
+bool FoldsIntoPartials(const Group& g) {
+  const OpClass c = ClassifyOp(*g.dominant);
+  if (!IsReduction(c)) return false;
+  return c != OpClass::kRowReduction || g.mapping.kind != MappingKind::kRow ||
+         g.mapping.blocks_per_row > 1;
 }
 
 const Instruction* Kernel::Dominant() const {

@@ -62,6 +62,11 @@ struct Group {
   ThreadMapping mapping;
 };
 
+// Whether a reduction group folds chunks of its reduced elements into
+// partial results that a second phase combines (column and full
+// reductions, split rows), rather than each row in one thread step.
+bool FoldsIntoPartials(const Group& g);
+
 struct Edge {
   const Instruction* producer = nullptr;
   const Instruction* consumer = nullptr;
@@ -84,6 +89,14 @@ struct Cost {
   Cost& operator+=(const Cost& other);
 };
 
+// A group whose sum of squared deviations folds beside an earlier group's
+// reduction, in that group's pass over the same elements (one-pass
+// statistics; see one_pass_statistics.h). Indices into Kernel::groups.
+struct OnePassStatistic {
+  int group = 0;  // its dominant: the sum of squared deviations
+  int host = 0;   // the earlier reduction whose pass it shares
+};
+
 struct Kernel {
   int id = 0;
   std::vector<const Instruction*> instructions;  // post order
@@ -96,6 +109,7 @@ struct Kernel {
   // Only reshapes and bitcasts of row-major arrays: the output aliases the
   // input, nothing runs.
   bool alias_only = false;
+  std::vector<OnePassStatistic> one_pass;
   Cost cost;
 
   std::string Name() const;

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "seam/fusion/cost_model.h"
+#include "seam/fusion/one_pass_statistics.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
 #include "seam/fusion/thread_mapping.h"
@@ -35,8 +36,11 @@ struct Space {
 // form, merge and get mappings, which group holds what.
 class Analysis {
  public:
-  Analysis(Kernel& kernel, const target::DeviceSpec& device, bool recompute_expensive)
-      : kernel_(kernel), device_(device), recompute_expensive_(recompute_expensive) {
+  Analysis(Kernel& kernel, const target::DeviceSpec& device, const AnalysisOptions& options)
+      : kernel_(kernel),
+        device_(device),
+        recompute_expensive_(options.recompute_expensive),
+        one_pass_statistics_(options.one_pass_statistics) {
     for (size_t k = 0; k < kernel.instructions.size(); ++k) {
       position_[kernel.instructions[k]] = static_cast<int>(k);
     }
@@ -57,9 +61,24 @@ class Analysis {
     DemoteOverflowingRegionals();
     CountBarriers();
     kernel_.cost = EstimateKernelCost(kernel_, device_);
+    if (one_pass_statistics_) ChooseOnePass();
   }
 
  private:
+  // Sums of squared deviations folded beside earlier reductions, kept when
+  // the estimate says they save a read from memory: a re-read the last
+  // level cache serves costs about what their own pass over the run does.
+  void ChooseOnePass() {
+    kernel_.one_pass = ChooseOnePassStatistics(kernel_, device_);
+    if (kernel_.one_pass.empty()) return;
+    Cost one_pass = EstimateKernelCost(kernel_, device_);
+    if (one_pass.dram_read_bytes < kernel_.cost.dram_read_bytes) {
+      kernel_.cost = one_pass;
+    } else {
+      kernel_.one_pass.clear();
+    }
+  }
+
   bool Contains(const Instruction* i) const { return position_.contains(i); }
   int Position(const Instruction* i) const { return position_.at(i); }
 
@@ -606,6 +625,7 @@ class Analysis {
   Kernel& kernel_;
   const target::DeviceSpec& device_;
   bool recompute_expensive_;
+  bool one_pass_statistics_;
   absl::flat_hash_map<const Instruction*, int> position_;
   absl::flat_hash_set<const Instruction*> outputs_;
   absl::flat_hash_set<const Instruction*> dominant_;
@@ -614,14 +634,16 @@ class Analysis {
 
 }  // namespace
 
-void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device, bool recompute_expensive) {
+void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
+                   const AnalysisOptions& options) {
   kernel.inputs.clear();
   kernel.groups.clear();
   kernel.edges.clear();
+  kernel.one_pass.clear();
   kernel.cost = Cost{};
   kernel.grid_barriers = 0;
   kernel.onchip_bytes = 0;
-  Analysis(kernel, device, recompute_expensive).Run();
+  Analysis(kernel, device, options).Run();
 }
 
 }  // namespace seam::fusion

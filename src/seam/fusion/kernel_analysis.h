@@ -12,10 +12,20 @@
 
 namespace seam::fusion {
 
+struct AnalysisOptions {
+  // XLA's way: expensive ops whose elements are reused are recomputed per
+  // use in registers instead of being computed once and passed on as
+  // dominants (AStitch's way).
+  bool recompute_expensive = false;
+  // Sums of squared deviations fold beside an earlier reduction of the
+  // same elements where the cost model says it saves a read (see
+  // one_pass_statistics.h).
+  bool one_pass_statistics = true;
+};
+
 // Fills in everything but `id`, `instructions` and `outputs`, which the
-// strategy decided. With `recompute_expensive` (XLA's way), expensive ops
-// whose elements are reused are recomputed per use in registers instead of
-// being computed once and passed on as dominants (AStitch's way).
-void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device, bool recompute_expensive);
+// strategy decided.
+void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
+                   const AnalysisOptions& options);
 
 }  // namespace seam::fusion

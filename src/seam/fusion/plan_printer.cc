@@ -35,10 +35,16 @@ void AppendKernel(std::string& out, const Kernel& k) {
                         k.grid_barriers);
   absl::StrAppend(&out, "  ops: ", Names(k.instructions), "\n");
   absl::StrAppend(&out, "  outputs: ", Names(k.outputs), "\n");
-  for (const Group& g : k.groups) {
+  for (size_t j = 0; j < k.groups.size(); ++j) {
+    const Group& g = k.groups[j];
     absl::StrAppend(&out, "  group ", g.id, ": dominant ", g.dominant->name(), " (", g.why, ")");
     if (!g.sub_dominants.empty()) absl::StrAppend(&out, ", sub-dominant ", Names(g.sub_dominants));
     absl::StrAppend(&out, "\n    mapping: ", g.mapping.ToString(), "\n");
+    for (const OnePassStatistic& s : k.one_pass) {
+      if (s.group != static_cast<int>(j)) continue;
+      absl::StrAppend(&out, "    one pass: folds in group ", k.groups[s.host].id,
+                      "'s pass (count, mean and centred squares per chunk)\n");
+    }
     if (g.mapping.reduces && g.mapping.blocks_per_row > 1) {
       absl::StrAppend(&out, "    combine: global (partials of ", g.mapping.blocks_per_row,
                       " blocks per row meet after a grid barrier)\n");
@@ -167,12 +173,18 @@ std::string PlanToJson(const FusionPlan& plan) {
   for (const ComputationPlan& c : plan.computations) {
     for (const Kernel& k : c.kernels) {
       nlohmann::json groups = nlohmann::json::array();
-      for (const Group& g : k.groups) {
-        groups.push_back({{"dominant", g.dominant->name()},
-                          {"why", g.why},
-                          {"sub_dominants", NameList(g.sub_dominants)},
-                          {"members", NameList(g.members)},
-                          {"mapping", MappingJson(g.mapping)}});
+      for (size_t j = 0; j < k.groups.size(); ++j) {
+        const Group& g = k.groups[j];
+        nlohmann::json group = {{"dominant", g.dominant->name()},
+                                {"why", g.why},
+                                {"sub_dominants", NameList(g.sub_dominants)},
+                                {"members", NameList(g.members)},
+                                {"mapping", MappingJson(g.mapping)}};
+        for (const OnePassStatistic& s : k.one_pass) {
+          if (s.group == static_cast<int>(j))
+            group["one_pass_in"] = k.groups[s.host].dominant->name();
+        }
+        groups.push_back(std::move(group));
       }
       nlohmann::json edges = nlohmann::json::array();
       for (const Edge& e : k.edges) {

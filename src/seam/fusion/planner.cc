@@ -158,7 +158,9 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
   AssignOutputs(computation, original_index, partition.writer, read_by_epilogues, plan.kernels);
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     plan.kernels[k].id = static_cast<int>(k);
-    AnalyzeKernel(plan.kernels[k], options.device, options.strategy == Strategy::kXla);
+    AnalyzeKernel(plan.kernels[k], options.device,
+                  {.recompute_expensive = options.strategy == Strategy::kXla,
+                   .one_pass_statistics = options.one_pass_statistics});
   }
   ExplainSplitEdges(computation, options, plan.kernels, plan.refusals);
   return plan;

@@ -22,6 +22,9 @@ struct PlanOptions {
   // a value is stored (XLA's xla_allow_excess_precision, on by default
   // there too); see KernelIr.
   bool excess_precision = true;
+  // Whether a variance's sum of squared deviations may fold in the pass of
+  // the earlier reduction its centre comes from (AnalysisOptions).
+  bool one_pass_statistics = true;
   // Whether library calls take the elementwise consumers of their results
   // as epilogues (epilogue attachment); on CPU devices only, whose backend runs them.
   bool library_epilogues = true;

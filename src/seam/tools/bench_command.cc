@@ -50,6 +50,8 @@ struct BenchOptions {
   bool excess_precision = true;
   // Library calls run no epilogues (see seam run --help).
   bool no_epilogues = false;
+  // Variances fold in their mean's pass (see seam run --help).
+  bool one_pass_statistics = true;
   // Time every kernel and check the cost model against the times; write
   // the fitted constants to calibration_out when given.
   bool calibrate = false;
@@ -117,6 +119,7 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   options.plan.strategy = strategy;
   options.plan.excess_precision = bench.excess_precision;
   options.plan.library_epilogues = !bench.no_epilogues;
+  options.plan.one_pass_statistics = bench.one_pass_statistics;
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(compiler::Compiled<runtime::Executable> compiled,
                         compiler::CompileForCpu(module, options));
@@ -465,6 +468,8 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   command->add_flag("--no-epilogues", options->no_epilogues,
                     "cpu: library calls leave the elementwise work after them to the kernels; "
                     "see seam run --help");
+  command->add_flag("--one-pass-statistics,!--no-one-pass-statistics", options->one_pass_statistics,
+                    "cpu: see seam run --help");
   CLI::Option* calibrate =
       command->add_flag("--calibrate", options->calibrate,
                         "Time every kernel, report the cost model's rank correlation and error "

@@ -21,6 +21,7 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
     std::string device = "cpu";
     std::string format = "text";
     std::string passes = "default";
+    bool one_pass_statistics = true;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -38,6 +39,10 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
   command->add_option("--passes", options->passes,
                       "Pipeline spec run before planning (default: the default pipeline; "
                       "`none` to plan the module as written)");
+  command->add_flag("--one-pass-statistics,!--no-one-pass-statistics", options->one_pass_statistics,
+                    "cpu: a variance's sum of squared deviations folds in the pass of the mean it "
+                    "is centred on (one read of the input fewer; the default); "
+                    "--no-one-pass-statistics reads the input again for it, as written");
   return [options]() -> int {
     absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloFile(options->file);
     if (!modules.ok()) return Fail(modules.status());
@@ -49,6 +54,7 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
     plan_options.strategy = *strategy;
     plan_options.explorer = options->explorer;
     plan_options.device = *device;
+    plan_options.one_pass_statistics = options->one_pass_statistics;
     for (std::unique_ptr<Module>& module : *modules) {
       absl::Status passed = RunPassSpec(*module, options->passes);
       if (!passed.ok()) return Fail(passed);

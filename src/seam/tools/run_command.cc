@@ -48,6 +48,7 @@ struct RunOptions {
   bool profile = false;
   bool excess_precision = true;  // XLA's default too
   bool no_epilogues = false;
+  bool one_pass_statistics = true;
 };
 
 // Seconds from the command's start to a runnable module, by phase.
@@ -204,6 +205,7 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
   cpu_options.profile_steps = options.profile;
   cpu_options.plan.excess_precision = options.excess_precision;
   cpu_options.plan.library_epilogues = !options.no_epilogues;
+  cpu_options.plan.one_pass_statistics = options.one_pass_statistics;
   absl::StatusOr<compiler::Compiled<runtime::Executable>> compiled =
       compiler::CompileForCpu(module, cpu_options);
   if (!compiled.ok()) return compiled.status();
@@ -342,6 +344,10 @@ std::function<int()> AddRunCommand(CLI::App& app) {
   command->add_flag("--no-epilogues", options->no_epilogues,
                     "cpu: leave the elementwise work after each dot and convolution to the kernels "
                     "instead of running it on the library call's result as it is written");
+  command->add_flag("--one-pass-statistics,!--no-one-pass-statistics", options->one_pass_statistics,
+                    "cpu: a variance's sum of squared deviations folds in the pass of the mean it "
+                    "is centred on (one read of the input fewer; the default); "
+                    "--no-one-pass-statistics reads the input again for it, as written");
   command->add_flag("--excess-precision,!--no-excess-precision", options->excess_precision,
                     "cpu: keep bf16/f16 arithmetic in f32 inside a kernel, rounding where a "
                     "value is stored (the default, as XLA's); with --no-excess-precision every "
