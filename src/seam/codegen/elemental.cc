@@ -303,6 +303,10 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeElementwise(const Instructi
       Note(ConversionForm(operand_type));
     }
   }
+  if (ir_.reciprocal_divisions.contains(v)) {
+    return Define(v, name,
+                  absl::StrCat("(", args[0], " * (", ComputeType(t), "(1) / ", args[1], "))"));
+  }
   SEAM_ASSIGN_OR_RETURN(ScalarCode code, ScalarCodeOf(*v, args, twins_));
   Note(code.form);
   const std::string& expr = code.text;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "seam/codegen/loop_nest.h"
 #include "seam/fusion/fusion_plan.h"
@@ -127,6 +128,13 @@ struct KernelIr {
   // The CPU backend's plans turn it on by default (PlanOptions); the CUDA
   // backend keeps it off until a device run has checked it.
   bool excess_precision = false;
+  // Divisions by a value constant along a CPU stage's rows (a softmax's
+  // sum, a norm's scale), computed as a multiplication by its reciprocal:
+  // the loop along the row computes the reciprocal once, where a vector
+  // division costs several multiplications. Within an ulp and a half of
+  // the division (two roundings); apart where the divisor is below
+  // 2^-126, whose reciprocal overflows.
+  absl::flat_hash_set<const Instruction*> reciprocal_divisions;
 
   // The schedule (ScheduleKernel): the loop nest, the memory the kernel
   // declares, and on a GPU what a launch needs.

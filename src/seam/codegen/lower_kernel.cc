@@ -103,6 +103,25 @@ void AttachOnePass(const fusion::Kernel& kernel, KernelIr& ir) {
   }
 }
 
+// Float divisions of a CPU stage looping along its rows whose divisor is
+// broadcast from the row dimensions alone (KernelIr::reciprocal_divisions).
+void FindReciprocalDivisions(KernelIr& ir) {
+  for (const Stage& s : ir.stages) {
+    if (s.kind == LoopKind::kPartialReduce) continue;
+    for (const Instruction* m : s.members) {
+      const DType t = m->shape().dtype();
+      if (m->opcode() != Opcode::kDivide || (t != DType::kF32 && t != DType::kF64) ||
+          m->shape().dims() != s.dims || m->operand(1)->opcode() != Opcode::kBroadcast) {
+        continue;
+      }
+      const IntList& into = m->operand(1)->attrs().dimensions.value_or(IntList{});
+      if (std::all_of(into.begin(), into.end(), [&](int64_t d) { return d < s.row_dims; })) {
+        ir.reciprocal_divisions.insert(m);
+      }
+    }
+  }
+}
+
 bool SameTiling(const Stage& a, const Stage& b) {
   return a.mapping.kind == b.mapping.kind && a.Rows() == b.Rows() &&
          a.mapping.rows_per_block == b.mapping.rows_per_block &&
@@ -264,7 +283,10 @@ absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target:
   KernelIr ir;
   ir.name = std::move(name);
   for (const fusion::Group& g : kernel.groups) ir.stages.push_back(MakeStage(g));
-  if (!device.is_gpu()) AttachOnePass(kernel, ir);
+  if (!device.is_gpu()) {
+    AttachOnePass(kernel, ir);
+    FindReciprocalDivisions(ir);
+  }
   AssignPhases(kernel, ir);
   AssignStorage(kernel, device, ir);
   SEAM_RETURN_IF_ERROR(ScheduleKernel(ir, device));
