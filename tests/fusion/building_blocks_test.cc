@@ -1,6 +1,7 @@
 // The pieces the planners reason with: op classes (every opcode has one;
 // reductions classed by which dimensions they fold), rows of values under
 // data movement, and thread mappings (packing, splitting, vertical packing).
+#include "../common/hlo_text.h"
 #include "gtest/gtest.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
@@ -10,18 +11,8 @@
 namespace seam::fusion {
 namespace {
 
-std::unique_ptr<Module> Parse(const std::string& text) {
-  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "t");
-  EXPECT_TRUE(modules.ok()) << modules.status();
-  return modules.ok() ? std::move(modules->front()) : nullptr;
-}
-
-const Instruction* Find(const Module& m, const std::string& name) {
-  for (const auto& i : m.entry()->instructions()) {
-    if (i->name() == name) return i.get();
-  }
-  return nullptr;
-}
+using testing::FindInstruction;
+using testing::ParseModule;
 
 // Every opcode of the table gets a class, and only elementwise, data
 // movement and reduce ops are ever fusible.
@@ -64,23 +55,23 @@ ENTRY e {
 )";
 
 TEST(OpClass, ReductionsByTheDimensionsTheyFold) {
-  std::unique_ptr<Module> m = Parse(kReductions);
+  std::unique_ptr<Module> m = ParseModule(kReductions);
   ASSERT_NE(m, nullptr);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "row")), OpClass::kRowReduction);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "row2")), OpClass::kRowReduction);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "col")), OpClass::kColumnReduction);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "mixed")), OpClass::kColumnReduction);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "full")), OpClass::kFullReduction);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "ex")), OpClass::kExpensiveElementwise);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "ad")), OpClass::kLightElementwise);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "b")), OpClass::kBroadcast);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "d")), OpClass::kLibrary);
-  EXPECT_EQ(ClassifyOp(*Find(*m, "x")), OpClass::kFree);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "row")), OpClass::kRowReduction);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "row2")), OpClass::kRowReduction);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "col")), OpClass::kColumnReduction);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "mixed")), OpClass::kColumnReduction);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "full")), OpClass::kFullReduction);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "ex")), OpClass::kExpensiveElementwise);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "ad")), OpClass::kLightElementwise);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "b")), OpClass::kBroadcast);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "d")), OpClass::kLibrary);
+  EXPECT_EQ(ClassifyOp(*FindInstruction(*m, "x")), OpClass::kFree);
 
-  ReductionShape row = GetReductionShape(*Find(*m, "row"));
+  ReductionShape row = GetReductionShape(*FindInstruction(*m, "row"));
   EXPECT_EQ(row.rows, 128);
   EXPECT_EQ(row.row_length, 32);
-  ReductionShape mixed = GetReductionShape(*Find(*m, "mixed"));
+  ReductionShape mixed = GetReductionShape(*FindInstruction(*m, "mixed"));
   EXPECT_EQ(mixed.rows, 256);
   EXPECT_EQ(mixed.row_length, 16);
   EXPECT_EQ(mixed.outer, 8);
@@ -102,21 +93,22 @@ ENTRY e {
 )";
 
 TEST(RowSpace, DataMovementKeepsOrMixesRows) {
-  std::unique_ptr<Module> m = Parse(kRows);
+  std::unique_ptr<Module> m = ParseModule(kRows);
   ASSERT_NE(m, nullptr);
-  EXPECT_EQ(SplitFor(Find(*m, "x")->shape(), 64), 1);
-  EXPECT_EQ(SplitFor(Find(*m, "r")->shape(), 64), 2);
-  EXPECT_FALSE(SplitFor(Find(*m, "x")->shape(), 10).has_value());
+  EXPECT_EQ(SplitFor(FindInstruction(*m, "x")->shape(), 64), 1);
+  EXPECT_EQ(SplitFor(FindInstruction(*m, "r")->shape(), 64), 2);
+  EXPECT_FALSE(SplitFor(FindInstruction(*m, "x")->shape(), 10).has_value());
 
-  OperandRows broadcast_rows = OperandRowsOf(*Find(*m, "along_rows"), 1, 0);
+  OperandRows broadcast_rows = OperandRowsOf(*FindInstruction(*m, "along_rows"), 1, 0);
   EXPECT_EQ(broadcast_rows.kind, OperandRows::kSameRows);
   EXPECT_EQ(broadcast_rows.split, 1);
-  EXPECT_EQ(OperandRowsOf(*Find(*m, "along_columns"), 1, 0).kind, OperandRows::kInvariant);
-  OperandRows reshape_rows = OperandRowsOf(*Find(*m, "r"), 2, 0);
+  EXPECT_EQ(OperandRowsOf(*FindInstruction(*m, "along_columns"), 1, 0).kind,
+            OperandRows::kInvariant);
+  OperandRows reshape_rows = OperandRowsOf(*FindInstruction(*m, "r"), 2, 0);
   EXPECT_EQ(reshape_rows.kind, OperandRows::kSameRows);
   EXPECT_EQ(reshape_rows.split, 1);
-  EXPECT_EQ(OperandRowsOf(*Find(*m, "t"), 1, 0).kind, OperandRows::kMixed);
-  EXPECT_EQ(OperandRowsOf(*Find(*m, "s"), 1, 0).kind, OperandRows::kSameRows);
+  EXPECT_EQ(OperandRowsOf(*FindInstruction(*m, "t"), 1, 0).kind, OperandRows::kMixed);
+  EXPECT_EQ(OperandRowsOf(*FindInstruction(*m, "s"), 1, 0).kind, OperandRows::kSameRows);
 }
 
 TEST(ThreadMapping, ShortRowsArePackedLongFewRowsAreSplit) {

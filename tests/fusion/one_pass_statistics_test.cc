@@ -6,6 +6,7 @@
 // not for deviations from a value that varies along the reduced
 // dimensions.
 #include "seam/fusion/one_pass_statistics.h"
+#include "../common/hlo_text.h"
 #include "gtest/gtest.h"
 #include "seam/fusion/planner.h"
 #include "seam/text/parser.h"
@@ -13,18 +14,8 @@
 namespace seam::fusion {
 namespace {
 
-std::unique_ptr<Module> Parse(const std::string& text) {
-  absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(text, "t");
-  EXPECT_TRUE(modules.ok()) << modules.status();
-  return modules.ok() ? std::move(modules->front()) : nullptr;
-}
-
-const Instruction* Find(const Module& m, const std::string& name) {
-  for (const auto& i : m.entry()->instructions()) {
-    if (i->name() == name) return i.get();
-  }
-  return nullptr;
-}
+using testing::FindInstruction;
+using testing::ParseModule;
 
 // Mean and two-pass variance over `dims` of x f32[16,8,32,32]; `kept` is
 // the mean's shape and `spread` its broadcast back.
@@ -79,17 +70,17 @@ FusionPlan Plan(const Module& m, const target::DeviceSpec& device, bool one_pass
 }
 
 TEST(OnePassStatistics, MatchesSquaredDeviationsFromAValueConstantAlongTheReduction) {
-  std::unique_ptr<Module> m = Parse(kBatchNorm);
+  std::unique_ptr<Module> m = ParseModule(kBatchNorm);
   ASSERT_NE(m, nullptr);
-  std::optional<CenteredSquares> matched = MatchCenteredSquares(*Find(*m, "squares"));
+  std::optional<CenteredSquares> matched = MatchCenteredSquares(*FindInstruction(*m, "squares"));
   ASSERT_TRUE(matched.has_value());
-  EXPECT_EQ(matched->value, Find(*m, "x"));
-  EXPECT_EQ(matched->center, Find(*m, "spread"));
-  EXPECT_FALSE(MatchCenteredSquares(*Find(*m, "sum")).has_value());
+  EXPECT_EQ(matched->value, FindInstruction(*m, "x"));
+  EXPECT_EQ(matched->center, FindInstruction(*m, "spread"));
+  EXPECT_FALSE(MatchCenteredSquares(*FindInstruction(*m, "sum")).has_value());
 
   // Deviations from another array, and from a value varying along the
   // reduced dimension: not a variance's numerator.
-  std::unique_ptr<Module> other = Parse(R"(HloModule m
+  std::unique_ptr<Module> other = ParseModule(R"(HloModule m
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -112,25 +103,25 @@ ENTRY e {
 }
 )");
   ASSERT_NE(other, nullptr);
-  EXPECT_FALSE(MatchCenteredSquares(*Find(*other, "r")).has_value());
-  EXPECT_FALSE(MatchCenteredSquares(*Find(*other, "r2")).has_value());
+  EXPECT_FALSE(MatchCenteredSquares(*FindInstruction(*other, "r")).has_value());
+  EXPECT_FALSE(MatchCenteredSquares(*FindInstruction(*other, "r2")).has_value());
   // Along the kept dimension it is one (centre first).
-  std::optional<CenteredSquares> kept = MatchCenteredSquares(*Find(*other, "r3"));
+  std::optional<CenteredSquares> kept = MatchCenteredSquares(*FindInstruction(*other, "r3"));
   ASSERT_TRUE(kept.has_value());
-  EXPECT_EQ(kept->value, Find(*other, "x"));
-  EXPECT_EQ(kept->center, Find(*other, "along"));
+  EXPECT_EQ(kept->value, FindInstruction(*other, "x"));
+  EXPECT_EQ(kept->center, FindInstruction(*other, "along"));
 }
 
 TEST(OnePassStatistics, TheBatchNormVarianceFoldsInTheMeansPassOnACpu) {
-  std::unique_ptr<Module> m = Parse(kBatchNorm);
+  std::unique_ptr<Module> m = ParseModule(kBatchNorm);
   ASSERT_NE(m, nullptr);
   const FusionPlan on = Plan(*m, SmallCacheCpu());
   const FusionPlan off = Plan(*m, SmallCacheCpu(), /*one_pass=*/false);
   ASSERT_EQ(on.computations[0].kernels.size(), 1u);
   const Kernel& k = on.computations[0].kernels[0];
   ASSERT_EQ(k.one_pass.size(), 1u);
-  EXPECT_EQ(k.groups[k.one_pass[0].group].dominant, Find(*m, "squares"));
-  EXPECT_EQ(k.groups[k.one_pass[0].host].dominant, Find(*m, "sum"));
+  EXPECT_EQ(k.groups[k.one_pass[0].group].dominant, FindInstruction(*m, "squares"));
+  EXPECT_EQ(k.groups[k.one_pass[0].host].dominant, FindInstruction(*m, "sum"));
   // One read of x (16*8*32*32 f32: 512 KiB) fewer in the estimate.
   const Kernel& two = off.computations[0].kernels[0];
   EXPECT_TRUE(two.one_pass.empty());
@@ -142,14 +133,14 @@ TEST(OnePassStatistics, TheBatchNormVarianceFoldsInTheMeansPassOnACpu) {
 }
 
 TEST(OnePassStatistics, NotOnAGpuNorWithoutContiguousRuns) {
-  std::unique_ptr<Module> m = Parse(kBatchNorm);
+  std::unique_ptr<Module> m = ParseModule(kBatchNorm);
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(Plan(*m, target::H100Spec()).computations[0].kernels[0].one_pass.empty());
   // Channels last in effect: kept dimension 3 is innermost, the reduced
   // elements of a channel are strided.
-  std::unique_ptr<Module> strided = Parse(Statistics("0,1,2", "f32[32]", "3"));
+  std::unique_ptr<Module> strided = ParseModule(Statistics("0,1,2", "f32[32]", "3"));
   ASSERT_NE(strided, nullptr);
-  EXPECT_TRUE(MatchCenteredSquares(*Find(*strided, "squares")).has_value());
+  EXPECT_TRUE(MatchCenteredSquares(*FindInstruction(*strided, "squares")).has_value());
   const FusionPlan plan = Plan(*strided, SmallCacheCpu());
   for (const Kernel& k : plan.computations[0].kernels) {
     EXPECT_TRUE(k.one_pass.empty());

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
@@ -78,11 +79,7 @@ Case RandomCase(std::mt19937& rng) {
   return out;
 }
 
-std::unique_ptr<Module> Parse(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<Module>> module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status() << "\n" << text;
-  return module.ok() ? std::move(*module) : nullptr;
-}
+using testing::ParseModule;
 
 int CountOpcode(const Module& module, Opcode opcode) {
   int count = 0;
@@ -96,7 +93,7 @@ TEST(ConvOperandFolding, RandomConvolutionsKeepTheirBits) {
   while (checked < 200) {
     const Case c = RandomCase(rng);
     if (!c.valid) continue;
-    std::unique_ptr<Module> module = Parse(c.text);
+    std::unique_ptr<Module> module = ParseModule(c.text);
     ASSERT_NE(module, nullptr);
     const std::vector<Literal> arguments = RandomArguments(*module->entry(), checked);
     absl::StatusOr<Literal> before = Interpret(*module, arguments);
@@ -123,7 +120,7 @@ TEST(ConvOperandFolding, RandomConvolutionsKeepTheirBits) {
 // The fold's one difference: explicit zeros times an infinite weight are
 // NaN, window padding contributes nothing (as in XLA, which folds the same).
 TEST(ConvOperandFolding, AnInfiniteWeightFacingThePaddingIsNoLongerNaN) {
-  std::unique_ptr<Module> module = Parse(R"(HloModule m
+  std::unique_ptr<Module> module = ParseModule(R"(HloModule m
 ENTRY e {
   x = f32[1,1,1,1] parameter(0)
   k = f32[3,1,1,1] parameter(1)
