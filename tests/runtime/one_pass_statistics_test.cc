@@ -19,6 +19,7 @@
 #include "backends.h"
 #include "gtest/gtest.h"
 #include "seam/compiler/cpu_compiler.h"
+#include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/runtime/executable.h"
@@ -181,6 +182,50 @@ TEST(OnePassStatistics, TheOutputPassRunsBackFromWhereTheStatisticsPassEnded) {
 }
 
 TEST(OnePassStatistics, ChunksOfSeveralRuns) { ExpectAccurateStatistics(256, 4, 16); }
+
+// Deviations of other values than the ones the earlier reduction sums
+// (here from a centre that is not their mean) sum those values in the same
+// pass.
+TEST(OnePassStatistics, DeviationsOfOtherValuesFromAnyCentre) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,8,32,64] parameter(0)
+  z = f32[8,8,32,64] parameter(1)
+  zero = f32[] constant(0)
+  sum = f32[8] reduce(x, zero), dimensions={0,2,3}, to_apply=add
+  spread = f32[8,8,32,64] broadcast(sum), dimensions={1}
+  y = f32[8,8,32,64] multiply(x, z)
+  centered = f32[8,8,32,64] subtract(spread, y)
+  squared = f32[8,8,32,64] multiply(centered, centered)
+  init = f32[] constant(1)
+  squares = f32[8] reduce(squared, init), dimensions={0,2,3}, to_apply=add
+  ROOT out = (f32[8], f32[8]) tuple(sum, squares)
+}
+)",
+                                                       "m");
+  ASSERT_NE(module, nullptr);
+  const std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/3);
+  compiler::CpuOptions options;
+  options.plan.device.onchip_bytes_per_block = 64 << 10;
+  options.plan.device.last_level_cache_bytes = 256 << 10;
+  options.dump_to = ::testing::TempDir() + "/seam_one_pass_other_values";
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(LoopsReadingTheInput(testing::ReadFile(options.dump_to + "/kernels.cc")), 1);
+  Evaluator oracle;
+  oracle.set_wide_accumulation(true);
+  absl::StatusOr<Literal> want = oracle.Run(*module, arguments);
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "out"), "");
+}
 
 }  // namespace
 }  // namespace seam::runtime

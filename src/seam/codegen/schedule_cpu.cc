@@ -463,9 +463,10 @@ class CpuScheduler {
 
   // Each task sums its runs one at a time into its partial. A sum of
   // squared deviations folding in this pass (Stage::one_pass) sums its
-  // values beside it, goes over the run again (in cache) for their
-  // deviations from the run's mean, and merges the run into the chunk's
-  // running statistics (seam_add_run).
+  // values beside it (or takes the sum of the same values this pass
+  // makes), goes over the run again (in cache) for their deviations from
+  // the run's mean, and merges the run into the chunk's running statistics
+  // (seam_add_run).
   void RunFolding(size_t stage, const RunSplit& split) {
     const Stage& s = ir_.stages[stage];
     std::vector<size_t> riders;
@@ -497,12 +498,20 @@ class CpuScheduler {
     }
     compute.steps.push_back(StoreRoots{s.roots, {}});
     Body innermost{{std::move(compute)}};
+    std::vector<std::string> values;  // each rider's sum of its run's values
     for (size_t k : riders) {
-      const std::string values = absl::StrCat("values", k);
-      runs.body.push_back({Statement{absl::StrCat(ValueType(k), " ", values, " = 0;")}});
-      sums.push_back({"+", values});
-      innermost.push_back(
-          {Scope{{{Compute::At(k, index, "", {AccumulateDeviations{Value(k), "", values, ""}})}}}});
+      auto same = std::find_if(s.reductions.begin(), s.reductions.end(), [&](auto* r) {
+        return r->operand(0) == Value(k) && r->shape().dtype() == Value(k)->shape().dtype();
+      });
+      if (same != s.reductions.end()) {
+        values.push_back(absl::StrCat("run", same - s.reductions.begin()));
+        continue;
+      }
+      values.push_back(absl::StrCat("values", k));
+      runs.body.push_back({Statement{absl::StrCat(ValueType(k), " ", values.back(), " = 0;")}});
+      sums.push_back({"+", values.back()});
+      innermost.push_back({Scope{
+          {{Compute::At(k, index, "", {AccumulateDeviations{Value(k), "", values.back(), ""}})}}}});
     }
     runs.body.push_back(RunLoops(s, split, std::move(sums), std::move(innermost)));
     for (size_t j = 0; j < s.reductions.size(); ++j) {
@@ -510,7 +519,8 @@ class CpuScheduler {
                                                   ReducerName(ir_, s.reductions[j]), "(part", j,
                                                   "[p], run", j, ");")}});
     }
-    for (size_t k : riders) DeviationsPass(k, split, runs.body);
+    for (size_t j = 0; j < riders.size(); ++j)
+      DeviationsPass(riders[j], values[j], split, runs.body);
     body.push_back({std::move(runs)});
     for (size_t k : riders) {
       const std::string partials = absl::StrCat("b", ir_.PartialsIndex(ir_.stages[k].roots[0]));
@@ -522,11 +532,12 @@ class CpuScheduler {
   }
 
   // Rider `k`'s second pass over the run, in cache: the deviations from
-  // the run's mean, summed and squared, merged into the chunk's moments.
-  void DeviationsPass(size_t k, const RunSplit& split, Body& body) {
+  // the run's mean (`values`, its sum, over its length), summed and
+  // squared, merged into the chunk's moments.
+  void DeviationsPass(size_t k, const std::string& values, const RunSplit& split, Body& body) {
     const std::string type = ValueType(k), center = absl::StrCat("center", k),
                       sum = absl::StrCat("deviations", k), squares = absl::StrCat("squares", k);
-    body.push_back({Statement{absl::StrCat("const ", type, " ", center, " = values", k, " / ", type,
+    body.push_back({Statement{absl::StrCat("const ", type, " ", center, " = ", values, " / ", type,
                                            "(", split.run, ");")}});
     body.push_back({Statement{absl::StrCat(type, " ", sum, " = 0, ", squares, " = 0;")}});
     body.push_back(
