@@ -622,15 +622,15 @@ class CpuScheduler {
     Body& body = FoldingChunks(stage, split);
     const bool sums = SumsOnly(s);
     ZeroSums(s, "run", body);
-    std::vector<ComputeStep> steps;
+    Compute compute = Compute::At(stage, FoldParts(s, "q", "0"), "", {});
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      // Built in place: gcc 12 warns falsely of a moved temporary here.
-      steps.emplace_back(std::in_place_type<Accumulate>, static_cast<int>(j),
-                         sums ? Accumulation::kSum : Accumulation::kFirstOfChunk,
-                         absl::StrCat(sums ? "block" : "run", j), sums ? "" : "q == q0");
+      Accumulate step{static_cast<int>(j), Accumulation::kSum, absl::StrCat("block", j), ""};
+      if (!sums)
+        step = {static_cast<int>(j), Accumulation::kFirstOfChunk, absl::StrCat("run", j),
+                "q == q0"};
+      compute.steps.push_back(std::move(step));
     }
-    steps.push_back(StoreRoots{s.roots, {}});
-    Compute compute = Compute::At(stage, FoldParts(s, "q", "0"), "", std::move(steps));
+    compute.steps.push_back(StoreRoots{s.roots, {}});
     if (!sums) {
       Loop folded = Loop::Serial("q", "q0", "q1");
       folded.body.push_back({std::move(compute)});
