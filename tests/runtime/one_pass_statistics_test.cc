@@ -3,9 +3,7 @@
 // the kernel reads the input twice (statistics, output) instead of three
 // times, and stays as accurate as the two-pass form on inputs built
 // against one-pass formulas: large means over tiny spreads, a channel of
-// one repeated value, an outlier at the start of every run. The output
-// pass then runs back from where the statistics' pass ended, on what the
-// last-level cache still holds of the input.
+// one repeated value, an outlier at the start of every run.
 //
 // The bound: the sum of squared deviations is within 1e-5 of the exact
 // one (in double, from the same f32 inputs, about the kernel's own f32
@@ -166,20 +164,6 @@ void ExpectAccurateStatistics(int64_t n, int64_t h, int64_t w) {
 }
 
 TEST(OnePassStatistics, AChunkOfOneRun) { ExpectAccurateStatistics(8, 32, 64); }
-
-TEST(OnePassStatistics, TheOutputPassRunsBackFromWhereTheStatisticsPassEnded) {
-  std::unique_ptr<Module> module = testing::ParseFirst(BatchNormStatistics(8, 8, 32, 64), "bn");
-  ASSERT_NE(module, nullptr);
-  const Literal x = Activation(module->entry()->parameters()[0]->shape(), kAdversarial);
-  const std::string source =
-      CompileAndRun(*module, x, true, ::testing::TempDir() + "/seam_one_pass_directions").source;
-  std::vector<std::string> directions;
-  for (absl::string_view loop : absl::StrSplit(source, "seam_parallel(")) {
-    if (loop.find("b0[") == absl::string_view::npos) continue;
-    directions.push_back(loop.find("- seam_t;") != absl::string_view::npos ? "back" : "forth");
-  }
-  EXPECT_EQ(directions, (std::vector<std::string>{"forth", "back"}));
-}
 
 TEST(OnePassStatistics, ChunksOfSeveralRuns) { ExpectAccurateStatistics(256, 4, 16); }
 

@@ -90,7 +90,6 @@ class CpuScheduler {
       }
       k = end;
     }
-    AlternateDirections();
     ParallelLoops();
     return absl::OkStatus();
   }
@@ -103,38 +102,7 @@ class CpuScheduler {
     int64_t count = 0;
     int64_t elements = 0;  // what its tasks touch, together
     Body body;
-    std::vector<size_t> stages = {};  // whose inputs its tasks read (none: only partials)
-    bool reversed = false;            // tasks from the last to the first
   };
-
-  // A pass over an input that an earlier pass of the kernel read runs the
-  // other way, from where that one ended: the part of the input the
-  // last-level cache still holds comes first (batch norm's output pass
-  // after its statistics' pass). Results do not change: tasks are
-  // independent, and partials are combined in chunk order whatever order
-  // the chunks ran in.
-  void AlternateDirections() {
-    absl::flat_hash_map<const Instruction*, bool> last_reversed;
-    for (TaskLoop& l : loops_) {
-      absl::flat_hash_set<const Instruction*> inputs;
-      for (size_t k : l.stages) {
-        for (const Instruction* m : ir_.stages[k].members) {
-          for (const Instruction* o : m->operands()) {
-            auto storage = ir_.storage.find(o);
-            if (storage != ir_.storage.end() && storage->second == Storage::kInput)
-              inputs.insert(o);
-          }
-        }
-      }
-      for (const Instruction* in : inputs) {
-        auto read = last_reversed.find(in);
-        if (read == last_reversed.end()) continue;
-        l.reversed = !read->second;
-        break;
-      }
-      for (const Instruction* in : inputs) last_reversed[in] = l.reversed;
-    }
-  }
 
   // Whether a phase from after loop `a`'s up to loop `b`'s needs a barrier
   // (a phase may have no loop: a folding in another stage's pass).
@@ -161,8 +129,7 @@ class CpuScheduler {
       for (size_t j = k; j < end; ++j) {
         TaskLoop& l = loops_[j];
         Body body;
-        const std::string t = offset ? absl::StrCat("(seam_t - ", offset, ")") : "seam_t";
-        body.push_back(Int(l.var, l.reversed ? absl::StrCat(l.count - 1, " - ", t) : t));
+        body.push_back(Int(l.var, offset ? absl::StrCat("seam_t - ", offset) : "seam_t"));
         body.insert(body.end(), std::make_move_iterator(l.body.begin()),
                     std::make_move_iterator(l.body.end()));
         offset += l.count;
@@ -232,7 +199,6 @@ class CpuScheduler {
     for (size_t k = begin; k < end; ++k)
       elements += ir_.stages[k].Rows() * ir_.stages[k].RowLength();
     TaskLoop& loop = loops_.emplace_back(TaskLoop{first.phase, "task", tasks, elements, {}});
-    for (size_t k = begin; k < end; ++k) loop.stages.push_back(k);
     Body& body = loop.body;
     body.push_back(Int("r0", absl::StrCat("(task / ", bpr, ") * ", rpb)));
     body.push_back(Int("r1", Expr::Min(absl::StrCat(rows), absl::StrCat("r0 + ", rpb))));
@@ -476,8 +442,6 @@ class CpuScheduler {
     }
     TaskLoop& loop = loops_.emplace_back(TaskLoop{
         s.phase, "task", split.chunks * split.kept, SplitFolded(s).folded * split.kept, {}});
-    loop.stages.push_back(stage);
-    loop.stages.insert(loop.stages.end(), riders.begin(), riders.end());
     Body& body = loop.body;
     body.push_back({Let{"int64_t",
                         {{"chunk", absl::StrCat("task / ", split.kept)},
@@ -553,12 +517,10 @@ class CpuScheduler {
 
   // A folding phase's tasks: chunk `chunk` covers folded positions
   // [q0, q1) and has its partials (one per kept element) at part<j>.
-  Body& FoldingChunks(size_t stage, const FoldSplit& split) {
-    const Stage& s = ir_.stages[stage];
+  Body& FoldingChunks(const Stage& s, const FoldSplit& split) {
     const int64_t chunk = CeilDiv(split.folded, s.chunks);
     TaskLoop& loop =
         loops_.emplace_back(TaskLoop{s.phase, "chunk", s.chunks, split.folded * split.kept, {}});
-    loop.stages.push_back(stage);
     loop.body.push_back(Int("q0", absl::StrCat("chunk * ", chunk)));
     loop.body.push_back(
         Int("q1", Expr::Min(absl::StrCat(split.folded), absl::StrCat("q0 + ", chunk))));
@@ -571,7 +533,7 @@ class CpuScheduler {
   void ElementFolding(size_t stage, const FoldSplit& split) {
     const Stage& s = ir_.stages[stage];
     const int64_t kept = split.kept;
-    Body& body = FoldingChunks(stage, split);
+    Body& body = FoldingChunks(s, split);
     Loop folded = Loop::Serial("q", "q0", "q1");
     // Kept elements of several dims with a contiguous innermost one loop
     // over that one inside the others: values indexed by the outer ones
@@ -619,18 +581,20 @@ class CpuScheduler {
   // 2.35 ms on one thread and 4.3 on two.) Sums run vectorized.
   void WholeFolding(size_t stage, const FoldSplit& split) {
     const Stage& s = ir_.stages[stage];
-    Body& body = FoldingChunks(stage, split);
+    Body& body = FoldingChunks(s, split);
     const bool sums = SumsOnly(s);
     ZeroSums(s, "run", body);
-    Compute compute = Compute::At(stage, FoldParts(s, "q", "0"), "", {});
+    // The steps in a vector of their final size, assigned in place: gcc 12
+    // warns falsely of the vector's growth moving a StoreRoots here.
+    std::vector<ComputeStep> steps(s.reductions.size() + 1);
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      Accumulate step{static_cast<int>(j), Accumulation::kSum, absl::StrCat("block", j), ""};
-      if (!sums)
-        step = {static_cast<int>(j), Accumulation::kFirstOfChunk, absl::StrCat("run", j),
-                "q == q0"};
-      compute.steps.push_back(std::move(step));
+      steps[j] =
+          sums ? Accumulate{static_cast<int>(j), Accumulation::kSum, absl::StrCat("block", j), ""}
+               : Accumulate{static_cast<int>(j), Accumulation::kFirstOfChunk,
+                            absl::StrCat("run", j), "q == q0"};
     }
-    compute.steps.push_back(StoreRoots{s.roots, {}});
+    steps.back() = StoreRoots{s.roots, {}};
+    Compute compute = Compute::At(stage, FoldParts(s, "q", "0"), "", std::move(steps));
     if (!sums) {
       Loop folded = Loop::Serial("q", "q0", "q1");
       folded.body.push_back({std::move(compute)});
