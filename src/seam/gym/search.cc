@@ -28,7 +28,10 @@ std::pair<double, int64_t> Score(const Session& state, Objective objective) {
 class Tracker {
  public:
   Tracker(const Session& start, const SearchOptions& options, std::string agent)
-      : begin_(Clock::now()), budget_s_(options.budget_seconds), objective_(options.objective) {
+      : begin_(Clock::now()),
+        budget_s_(options.budget_seconds),
+        budget_steps_(options.budget_steps),
+        objective_(options.objective) {
     result_.agent = std::move(agent);
     result_.initial_ops = start.initial_ops();
     result_.default_ops = start.default_ops();
@@ -38,7 +41,9 @@ class Tracker {
     best_score_ = Score(start, objective_);
   }
 
-  bool OutOfTime() const { return Seconds() >= budget_s_; }
+  bool OutOfBudget() const {
+    return Seconds() >= budget_s_ || (budget_steps_ > 0 && result_.steps >= budget_steps_);
+  }
   bool Better(const Session& a, const Session& b) const { return Score(a, objective_) < Score(b, objective_); }
 
   // A better score wins; on a tie, the shorter order.
@@ -64,6 +69,7 @@ class Tracker {
   double Seconds() const { return std::chrono::duration<double>(Clock::now() - begin_).count(); }
   Clock::time_point begin_;
   double budget_s_;
+  int64_t budget_steps_;
   Objective objective_;
   std::pair<double, int64_t> best_score_;
   SearchResult result_;
@@ -144,7 +150,7 @@ absl::StatusOr<SearchResult> RandomSearch(const Session& start, const SearchOpti
       ++tracker.result().steps;
       if (step.changed) tracker.Offer(state);
     }
-  } while (!tracker.OutOfTime());
+  } while (!tracker.OutOfBudget());
   return tracker.Finish();
 }
 
@@ -152,7 +158,8 @@ absl::StatusOr<SearchResult> GreedySearch(const Session& start, const SearchOpti
   SEAM_RETURN_IF_ERROR(CheckStart(start, options));
   Tracker tracker(start, options, "greedy");
   Session state = start.Fork();
-  for (int depth = 0; depth < options.max_steps && !tracker.OutOfTime() && !state.done(); ++depth) {
+  for (int depth = 0; depth < options.max_steps && !tracker.OutOfBudget() && !state.done();
+       ++depth) {
     SEAM_ASSIGN_OR_RETURN(std::vector<Session> children, ChangedChildren(state, tracker));
     auto best = std::min_element(children.begin(), children.end(), [&](const Session& a, const Session& b) {
       return tracker.Better(a, b);
@@ -173,7 +180,8 @@ namespace {
 absl::Status SearchBeam(const Session& start, const SearchOptions& options, int width, Tracker& tracker) {
   std::vector<Session> beam = {start.Fork()};
   absl::flat_hash_set<size_t> seen = {Fingerprint(beam.front())};
-  for (int depth = 0; depth < options.max_steps && !beam.empty() && !tracker.OutOfTime(); ++depth) {
+  for (int depth = 0; depth < options.max_steps && !beam.empty() && !tracker.OutOfBudget();
+       ++depth) {
     std::vector<Session> candidates;
     for (const Session& state : beam) {
       if (state.done()) continue;
@@ -184,7 +192,7 @@ absl::Status SearchBeam(const Session& start, const SearchOptions& options, int 
         tracker.Offer(child);
         candidates.push_back(std::move(child));
       }
-      if (tracker.OutOfTime()) break;
+      if (tracker.OutOfBudget()) break;
     }
     std::stable_sort(candidates.begin(), candidates.end(),
                      [&](const Session& a, const Session& b) { return tracker.Better(a, b); });
@@ -204,7 +212,7 @@ absl::StatusOr<SearchResult> BeamSearch(const Session& start, const SearchOption
   Tracker tracker(start, options, "beam");
   // A search that runs out of new states before the budget starts again
   // twice as wide: the budget buys breadth, the first answer comes fast.
-  for (int width = std::max(1, options.beam_width); !tracker.OutOfTime(); width *= 2) {
+  for (int width = std::max(1, options.beam_width); !tracker.OutOfBudget(); width *= 2) {
     SEAM_RETURN_IF_ERROR(SearchBeam(start, options, width, tracker));
     if (width > (1 << 12)) break;
   }

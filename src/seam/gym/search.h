@@ -21,6 +21,9 @@ enum class Objective {
 struct SearchOptions {
   int max_steps = 40;           // actions per episode (random) or depth (greedy, beam)
   double budget_seconds = 10;   // wall-clock budget; the best found so far is returned
+  // Session steps the search may take (0: no bound but the clock's): a
+  // budget that buys every machine the same search, for tests.
+  int64_t budget_steps = 0;
   uint64_t seed = 0;            // random search
   Objective objective = Objective::kOps;
   int beam_width = 4;           // beam search: the first width; doubled while budget remains
