@@ -77,18 +77,22 @@ std::vector<OnePassStatistic> ChooseOnePassStatistics(const Kernel& kernel,
                                                       const target::DeviceSpec& device) {
   std::vector<OnePassStatistic> chosen;
   if (device.is_gpu()) return chosen;
-  absl::flat_hash_set<const Instruction*> roots, riders;
-  for (const Group& g : kernel.groups) {
-    roots.insert(g.dominant);
-    roots.insert(g.sub_dominants.begin(), g.sub_dominants.end());
-  }
+  absl::flat_hash_set<const Instruction*> riders;
   // Whether x is computed from the kernel's inputs alone: no value another
-  // group writes (which may come later than the host's pass).
+  // group writes (which may come later than the host's pass). The kernel's
+  // instructions and group roots are gathered for its first candidate
+  // only: most kernels have none, and every plan analyzes every kernel.
+  absl::flat_hash_set<const Instruction*> inside, roots;
   auto from_inputs = [&](const Instruction* x) {
+    if (inside.empty()) {
+      inside.insert(kernel.instructions.begin(), kernel.instructions.end());
+      for (const Group& g : kernel.groups) {
+        roots.insert(g.dominant);
+        roots.insert(g.sub_dominants.begin(), g.sub_dominants.end());
+      }
+    }
     absl::flat_hash_set<const Instruction*> seen;
     std::vector<const Instruction*> stack{x};
-    const absl::flat_hash_set<const Instruction*> inside(kernel.instructions.begin(),
-                                                         kernel.instructions.end());
     while (!stack.empty()) {
       const Instruction* i = stack.back();
       stack.pop_back();
