@@ -123,14 +123,16 @@ absl::StatusOr<Code> IntBinary(const Instruction& op, const std::string& a, cons
   std::string T = ComputeType(t);
   if (t == DType::kPred) {
     switch (op.opcode()) {
+      // Both operands are computed already, so the bitwise forms (no
+      // short circuit, hence no branch: AVX2 loops stay vectorized).
       case Opcode::kAnd:
       case Opcode::kMinimum:
       case Opcode::kMultiply:
-        return Branchy(absl::StrCat("(", a, " && ", b, ")"));
+        return Plain(absl::StrCat("(", a, " & ", b, ")"));
       case Opcode::kOr:
       case Opcode::kMaximum:
       case Opcode::kAdd:
-        return Branchy(absl::StrCat("(", a, " || ", b, ")"));
+        return Plain(absl::StrCat("(", a, " | ", b, ")"));
       case Opcode::kXor:
       case Opcode::kSubtract:
         return Plain(absl::StrCat("(", a, " != ", b, ")"));

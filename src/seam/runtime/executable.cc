@@ -38,7 +38,7 @@ absl::Status Executable::Build(const Module& module, CpuCode code,
   stats_.distinct_kernels = code.distinct_kernels;
   stats_.codegen_seconds = code.codegen_seconds;
   if (code.source.empty()) return absl::OkStatus();
-  SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(code.source));
+  SEAM_ASSIGN_OR_RETURN(CompileResult compiled, CompileAndLoad(code.source, options.compiler));
   object_ = compiled.object;
   stats_.compile_seconds = compiled.seconds;
   stats_.cache_hit = compiled.cache_hit;

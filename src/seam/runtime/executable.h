@@ -25,6 +25,8 @@ struct ExecutableOptions {
   bool profile_kernels = false;
   // Time every step by what runs it (ExecutableStats::time).
   bool profile_steps = false;
+  // How the kernels are compiled (the host's ISA by default).
+  CompilerOptions compiler;
 };
 
 // What the CPU compiler makes of a module: each computation's schedule of
