@@ -139,6 +139,17 @@ inline void seam_add_run(seam_moments& m, double count, double center, double su
   m.count = total;
 }
 
+// The sum of a row's 16 lanes of partial sums as a tree, halves added
+// pairwise (vectorized); an OpenMP simd reduction adds its lanes in turn.
+template <typename T>
+inline T seam_lane_sum(T (&lanes)[16]) {
+  #pragma omp simd
+  for (int i = 0; i < 8; ++i) lanes[i] += lanes[i + 8];
+  #pragma omp simd
+  for (int i = 0; i < 4; ++i) lanes[i] += lanes[i + 4];
+  return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
+}
+
 // Floats as integers in the same order (-0 below +0; NaN tracked apart),
 // for max and min row reductions: an integer max is one instruction on the
 // loop-carried chain, the float max with NaN and signed-zero rules five.

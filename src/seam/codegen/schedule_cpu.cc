@@ -67,6 +67,23 @@ bool SumsOnly(const Stage& s) {
 // running total (as the column reductions' partials of 4096 rows do).
 constexpr int64_t kSummedBlock = 4096;
 
+// Float sums over rows up to this long add into an array of kSumLanes
+// partial sums, combined as a tree (seam_lane_sum): OpenMP's simd
+// reduction combines its lanes one by one, 15 dependent scalar additions,
+// as much work as the rest of a 32-element row's sum. Measured on one
+// thread: rows of 32 summed 15% faster, a softmax over them 7%; no gain at
+// 128, and 1-4% slower at 1024.
+constexpr int64_t kLaneSumRow = 128;
+constexpr int64_t kSumLanes = 16;
+
+// Whether every reduction of `s` is a sum of f32 or f64 (a half-precision
+// sum may round at every step).
+bool FloatSumsOnly(const Stage& s) {
+  return SumsOnly(s) && std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
+           return r->shape().dtype() == DType::kF32 || r->shape().dtype() == DType::kF64;
+         });
+}
+
 Node Int(const std::string& name, Expr value) {
   return {Let{"int64_t", {{name, std::move(value)}}}};
 }
@@ -257,6 +274,7 @@ class CpuScheduler {
   Node RowReduce(size_t stage) {
     const Stage& s = ir_.stages[stage];
     const int64_t length = s.RowLength();
+    if (length <= kLaneSumRow && FloatSumsOnly(s)) return LaneSumRows(stage);
     // One general reducer makes the whole loop scalar.
     const bool vectorizable = std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
       return VectorAccumulation(*r).has_value();
@@ -289,6 +307,54 @@ class CpuScheduler {
     along.body.push_back({std::move(fold)});
     rows.body.push_back({std::move(init)});
     rows.body.push_back({std::move(along)});
+    rows.body.insert(rows.body.end(), std::make_move_iterator(finish.begin()),
+                     std::make_move_iterator(finish.end()));
+    return {std::move(rows)};
+  }
+
+  // Short rows of float sums: each row adds its blocks of kSumLanes
+  // elements into lanes<j>, a block's lanes in one vector, then the lanes
+  // as a tree into acc<j>; a row's remainder goes into the first lanes.
+  Node LaneSumRows(size_t stage) {
+    const Stage& s = ir_.stages[stage];
+    const int64_t length = s.RowLength(), blocks = length / kSumLanes * kSumLanes;
+    Loop rows = Loop::Serial("r", "r0", "r1");
+    Compute init = Compute::Scalar(stage, {});
+    Body finish;
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      const Instruction* r = s.reductions[j];
+      const int reduction = static_cast<int>(j);
+      init.steps.push_back(InitAccumulator{reduction, Accumulation::kFromInit});
+      rows.body.push_back({Statement{
+          absl::StrCat(ComputeType(r->shape().dtype()), " lanes", j, "[", kSumLanes, "] = {};")}});
+      finish.push_back({Statement{absl::StrCat("acc", j, " = ", ReducerName(ir_, r), "(acc", j,
+                                               ", seam_lane_sum(lanes", j, "));")}});
+      finish.push_back({Compute::Scalar(stage, {FinishRow{reduction, /*with_init=*/false}},
+                                        /*loads_only=*/true)});
+    }
+    // The lanes of element c: c - first, for blocks starting at `first`.
+    auto fold = [&](const std::string& first) {
+      Compute compute = Compute::At(stage, RowParts(s), absl::StrCat("r * ", length, " + c"), {});
+      for (size_t j = 0; j < s.reductions.size(); ++j) {
+        compute.steps.push_back(Accumulate{static_cast<int>(j), Accumulation::kSum,
+                                           absl::StrCat("lanes", j, "[c - ", first, "]"), ""});
+      }
+      compute.steps.push_back(StoreRoots{s.roots, {}});
+      return compute;
+    };
+    rows.body.insert(rows.body.begin(), {std::move(init)});
+    if (blocks > 0) {
+      Loop block = Loop::Serial("cb", "0", absl::StrCat(blocks), absl::StrCat(kSumLanes));
+      Loop along = Loop::Simd("c", "cb", absl::StrCat("cb + ", kSumLanes));
+      along.body.push_back({fold("cb")});
+      block.body.push_back({std::move(along)});
+      rows.body.push_back({std::move(block)});
+    }
+    if (blocks < length) {
+      Loop along = Loop::Simd("c", absl::StrCat(blocks), absl::StrCat(length));
+      along.body.push_back({fold(absl::StrCat(blocks))});
+      rows.body.push_back({std::move(along)});
+    }
     rows.body.insert(rows.body.end(), std::make_move_iterator(finish.begin()),
                      std::make_move_iterator(finish.end()));
     return {std::move(rows)};
