@@ -1,7 +1,7 @@
 // The x86 instruction sets the CPU backend's kernels are tested on: the
 // host's, and on an AVX-512 host also AVX2, compiled as an AVX2 host's JIT
-// compiles them (its flags with AVX-512 off), so that the AVX2 paths of
-// the prelude and the vectorizer are checked wherever the tests run.
+// compiles them (its flags with AVX-512 off), so that what GCC makes of
+// the kernels for AVX2 is checked wherever the tests run.
 #pragma once
 
 #include <optional>
