@@ -17,7 +17,7 @@ So a seed repeats its sample exactly, a new seed (CI uses the time) rotates
 through the cases, and no draw can pile the heaviest cases into one run:
 a shared sample of the same shares once took 2,605 s where the run before
 took 1,862. A case dearer than its family's whole budget runs only under
-`scripts/run_tests.sh --full`, as everything does. What was left out goes
+`scripts/run_tests.sh --full`, as everything does. What each family took goes
 to stderr.
 
   scripts/test_sample.py --costs-from LOG...   rewrites scripts/test_costs.tsv
@@ -88,7 +88,7 @@ def family_of(name):
 
 
 def sample(seed, tests, costs):
-  """The test numbers to run, and per family what was left out."""
+  """The test numbers to run, and per family what it took of its cases and budget."""
   members = {}
   run = []
   for number, name in tests:
@@ -97,7 +97,7 @@ def sample(seed, tests, costs):
       run.append(number)
     else:
       members.setdefault(family, []).append((number, name))
-  left_out = []
+  taken_by_family = []
   for family, cases in sorted(members.items()):
     prefix, suffix, budget = FAMILIES[family]
     known = [costs[name] for _, name in cases if name in costs]
@@ -110,8 +110,9 @@ def sample(seed, tests, costs):
         run.append(number)
         left -= cost
         taken += 1
-    left_out.append(f"{prefix}*{suffix}: {taken} of {len(cases)} ({budget - left:.0f} of {budget} s)")
-  return run, left_out
+    taken_by_family.append(
+        f"{prefix}*{suffix}: {taken} of {len(cases)} ({budget - left:.0f} of {budget} s)")
+  return run, taken_by_family
 
 
 def costs_from_logs(paths):
@@ -142,8 +143,8 @@ def main():
   tests = [(number, name.split("  #")[0])
            for number, name in re.findall(r"^\s*Test\s+#(\d+): (.+?)\s*$", sys.stdin.read(),
                                           re.MULTILINE)]
-  run, left_out = sample(seed, tests, load_costs())
-  print("sampled families (taken of all, seconds of the budget): " + "; ".join(left_out),
+  run, taken_by_family = sample(seed, tests, load_costs())
+  print("sampled families (taken of all, seconds of the budget): " + "; ".join(taken_by_family),
         file=sys.stderr)
   print(",".join(["0", "0", "1"] + run))
 

@@ -96,36 +96,28 @@ std::vector<std::pair<int, int>> LoopsCalling(const std::string& source, const s
   return loops;
 }
 
-// The lines `source` compiled with `jit`'s flags plus `extra` prints.
-std::vector<std::string> CompilerOutput(const std::string& source, const std::string& name,
-                                        const CompilerOptions& jit, const std::string& extra) {
-  std::filesystem::path path = ScratchPath(name).string() + ".cc";
-  std::ofstream(path) << source;
-  std::string command = absl::StrCat(jit.compiler, " ", absl::StrJoin(jit.flags, " "), " ", extra,
-                                     " ", path.string(), " 2>&1");
-  std::vector<std::string> lines;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << command;
-  if (pipe == nullptr) return lines;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) lines.push_back(buffer);
-  EXPECT_EQ(::pclose(pipe), 0) << command;
-  std::filesystem::remove(path);
-  return lines;
-}
-
 // The lines at which GCC reports a vectorized loop when it compiles
 // `source` with `jit`'s flags (an `omp simd` loop's pragma, or a line of
 // its body).
 std::set<int> VectorizedLoopLines(const std::string& source, const std::string& name,
                                   const CompilerOptions& jit) {
-  const std::regex vectorized(":([0-9]+):[0-9]+: optimized: loop vectorized");
+  std::filesystem::path path = ScratchPath(name).string() + ".cc";
+  std::ofstream(path) << source;
+  std::string command =
+      absl::StrCat(jit.compiler, " ", absl::StrJoin(jit.flags, " "),
+                   " -c -o /dev/null -fopt-info-vec-optimized ", path.string(), " 2>&1");
   std::set<int> lines;
-  for (const std::string& line :
-       CompilerOutput(source, name, jit, "-c -o /dev/null -fopt-info-vec-optimized")) {
-    std::smatch match;
-    if (std::regex_search(line, match, vectorized)) lines.insert(std::stoi(match[1].str()));
+  FILE* pipe = ::popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << command;
+  if (pipe == nullptr) return lines;
+  const std::regex vectorized(":([0-9]+):[0-9]+: optimized: loop vectorized");
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) {
+    std::cmatch match;
+    if (std::regex_search(buffer, match, vectorized)) lines.insert(std::stoi(match[1].str()));
   }
+  EXPECT_EQ(::pclose(pipe), 0) << command;
+  std::filesystem::remove(path);
   return lines;
 }
 
