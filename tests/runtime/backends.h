@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "seam/compiler/cpu_compiler.h"
 #include "seam/compiler/cuda_compiler.h"
+#include "seam/eval/arguments.h"
 #include "seam/eval/compare.h"
 #include "seam/eval/evaluator.h"
 #include "seam/runtime/cuda_executable.h"
@@ -119,6 +121,41 @@ inline void ExpectSameAsInterpreter(runtime::Executable& executable, const Modul
   absl::StatusOr<Literal> got = executable.Run(arguments);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
+}
+
+// The C++ of `text`'s CPU kernels (compiled under stitch, dumped to a
+// scratch directory named after `name`), after checking its result on
+// random arguments against the interpreter; empty (and a failed
+// expectation) when it does not compile.
+inline std::string CpuKernelsChecked(const std::string& text, const std::string& name) {
+  std::unique_ptr<Module> module = ParseFirst(text, name);
+  if (module == nullptr) return "";
+  compiler::CpuOptions options;
+  options.dump_to = ::testing::TempDir() + "/seam_kernels_" + name;
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> compiled =
+      compiler::CompileForCpu(*module, options);
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  if (!compiled.ok()) return "";
+  std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/5);
+  ExpectSameAsInterpreter(*compiled->executable, *module, arguments);
+  return ReadFile(options.dump_to + "/kernels.cc");
+}
+
+// A softmax over the last dimension of `type`[rows, length], written as
+// JAX writes it: max, exp of the difference, sum, division.
+inline std::string SoftmaxText(const std::string& type, int64_t rows, int64_t length) {
+  const std::string x = absl::StrCat(type, "[", rows, ",", length, "]"),
+                    row = absl::StrCat(type, "[", rows, "]");
+  return absl::StrCat("HloModule softmax\nadd {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+                      "[] parameter(1)\n  ROOT s = ", type, "[] add(a, b)\n}\nmax {\n  a = ", type,
+                      "[] parameter(0)\n  b = ", type, "[] parameter(1)\n  ROOT m = ", type,
+                      "[] maximum(a, b)\n}\nENTRY e {\n  x = ", x, " parameter(0)\n  ninf = ", type,
+                      "[] constant(-inf)\n  zero = ", type, "[] constant(0)\n  m = ", row,
+                      " reduce(x, ninf), dimensions={1}, to_apply=max\n  mb = ", x,
+                      " broadcast(m), dimensions={0}\n  d = ", x, " subtract(x, mb)\n  e = ", x,
+                      " exponential(d)\n  s = ", row,
+                      " reduce(e, zero), dimensions={1}, to_apply=add\n  sb = ", x,
+                      " broadcast(s), dimensions={0}\n  ROOT y = ", x, " divide(e, sb)\n}\n");
 }
 
 }  // namespace seam::testing

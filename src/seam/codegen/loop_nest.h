@@ -219,9 +219,17 @@ struct StreamOut {
 // Streamed stores become visible to other threads.
 struct StreamFence {};
 
+// `count` elements of buffer `buffer` from `offset` asked into the caches
+// ahead of the pass that reads them (a CPU's prefetches, which never
+// fault).
+struct Prefetch {
+  int buffer = 0;
+  std::string offset, count;
+};
+
 struct Node {
   std::variant<Loop, Let, Statement, If, BreakIf, Branches, Scope, Barrier, Compute, CombineLanes,
-               StreamOut, StreamFence>
+               StreamOut, StreamFence, Prefetch>
       node;
 };
 

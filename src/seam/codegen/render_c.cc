@@ -121,6 +121,7 @@ class Renderer {
   absl::Status Write(const CombineLanes& c) { return traits_.WriteCombineLanes(ir_, c, out_); }
   absl::Status Write(const StreamOut& s) { return traits_.WriteStreamOut(s, out_); }
   absl::Status Write(const StreamFence&) { return traits_.WriteStreamFence(out_); }
+  absl::Status Write(const Prefetch& p) { return traits_.WritePrefetch(p, out_); }
 
   // A computation's lines; in a vectorized loop whose code is otherwise
   // plain, calling the vector twins where the target has them.

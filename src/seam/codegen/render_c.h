@@ -56,6 +56,7 @@ class TargetTraits {
                                          CodeWriter& out) const = 0;
   virtual absl::Status WriteStreamOut(const StreamOut& stream, CodeWriter& out) const = 0;
   virtual absl::Status WriteStreamFence(CodeWriter& out) const = 0;
+  virtual absl::Status WritePrefetch(const Prefetch& prefetch, CodeWriter& out) const = 0;
   // Whether a vectorized loop whose code is otherwise plain calls the
   // vector twins of exp and tanh (see VectorForm).
   virtual bool VectorTwins() const = 0;

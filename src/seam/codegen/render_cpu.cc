@@ -84,6 +84,12 @@ class CpuTraits : public TargetTraits {
     return absl::OkStatus();
   }
 
+  absl::Status WritePrefetch(const Prefetch& p, CodeWriter& out) const override {
+    out.Line(absl::StrCat("seam_prefetch(b", p.buffer, " + ", p.offset, ", ", p.count,
+                          " * sizeof(b", p.buffer, "[0]));"));
+    return absl::OkStatus();
+  }
+
   bool VectorTwins() const override { return true; }
 
  private:

@@ -137,6 +137,9 @@ class CudaTraits : public TargetTraits {
   absl::Status WriteStreamFence(CodeWriter&) const override {
     return NotOnTarget("CUDA", "streamed stores");
   }
+  absl::Status WritePrefetch(const Prefetch&, CodeWriter&) const override {
+    return NotOnTarget("CUDA", "rows prefetched by a pass");
+  }
 
   bool VectorTwins() const override { return false; }
 

@@ -1,0 +1,101 @@
+// Rows asked ahead on the CPU: in a tile phase of several passes, the
+// first pass after the first that computes a transcendental per element
+// (a softmax's exp) prefetches, row by row, the next task's rows of what
+// the passes so far read and this task's rows of what only later passes
+// read. A phase without such a pass (layer norm), and the first pass
+// itself, prefetch nothing. Results equal the interpreter's.
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "backends.h"
+#include "gtest/gtest.h"
+
+namespace seam::runtime {
+namespace {
+
+// A softmax over rows of 32 gated by the sigmoid of a second input (as
+// DIEN's attention over a behaviour history): the gate is read only by the
+// output pass.
+constexpr char kGatedSoftmax[] = R"(HloModule gated
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[4000,32] parameter(0)
+  g = f32[4000,32] parameter(1)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  m = f32[4000] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[4000,32] broadcast(m), dimensions={0}
+  d = f32[4000,32] subtract(x, mb)
+  ex = f32[4000,32] exponential(d)
+  s = f32[4000] reduce(ex, zero), dimensions={1}, to_apply=add
+  sb = f32[4000,32] broadcast(s), dimensions={0}
+  p = f32[4000,32] divide(ex, sb)
+  gate = f32[4000,32] logistic(g)
+  ROOT y = f32[4000,32] multiply(p, gate)
+}
+)";
+
+constexpr char kLayerNorm[] = R"(HloModule layer_norm
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2000,256] parameter(0)
+  zero = f32[] constant(0)
+  n = f32[] constant(256)
+  eps = f32[] constant(1e-5)
+  sum = f32[2000] reduce(x, zero), dimensions={1}, to_apply=add
+  nb = f32[2000] broadcast(n), dimensions={}
+  mean = f32[2000] divide(sum, nb)
+  mb = f32[2000,256] broadcast(mean), dimensions={0}
+  d = f32[2000,256] subtract(x, mb)
+  d2 = f32[2000,256] multiply(d, d)
+  ss = f32[2000] reduce(d2, zero), dimensions={1}, to_apply=add
+  var = f32[2000] divide(ss, nb)
+  eb = f32[2000] broadcast(eps), dimensions={}
+  ve = f32[2000] add(var, eb)
+  rs = f32[2000] rsqrt(ve)
+  rb = f32[2000,256] broadcast(rs), dimensions={0}
+  ROOT y = f32[2000,256] multiply(d, rb)
+}
+)";
+
+TEST(Prefetch, TheExpPassFetchesTheNextTasksRows) {
+  const std::string source =
+      testing::CpuKernelsChecked(testing::SoftmaxText("f32", 2000, 256), "prefetch_softmax");
+  const std::string kernels = source.substr(std::min(source.size(), source.find("void seam_c")));
+  const size_t fetch = kernels.find("seam_prefetch(b0 + (r + ");
+  ASSERT_NE(fetch, std::string::npos) << kernels;
+  // After the max's pass, in the pass that computes the exps.
+  EXPECT_LT(kernels.find("reduction(max:"), fetch) << kernels;
+  EXPECT_LT(fetch, kernels.find("seam_exp")) << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "256 * sizeof(b0[0])")) << kernels;
+}
+
+TEST(Prefetch, InputsOnlyLaterPassesReadComeForThisTasksRows) {
+  const std::string kernels = testing::CpuKernelsChecked(kGatedSoftmax, "prefetch_gated");
+  EXPECT_TRUE(absl::StrContains(kernels, "seam_prefetch(b0 + (r + ")) << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "seam_prefetch(b1 + r * 32, 32 * sizeof(b1[0]));"))
+      << kernels;
+}
+
+TEST(Prefetch, PhasesWithoutATranscendentalAlongRowsFetchNothing) {
+  const std::string kernels = testing::CpuKernelsChecked(kLayerNorm, "prefetch_layer_norm");
+  EXPECT_FALSE(absl::StrContains(kernels, "seam_prefetch(b")) << kernels;
+}
+
+}  // namespace
+}  // namespace seam::runtime
