@@ -1,6 +1,7 @@
-// The generated-code prelude compiled by the JIT: its exp and tanh (both
-// the inline ones and their vector-ABI twins), log, expm1, log1p and erf stay within 2 ulp of
-// libm over the whole float range (and keep inf, 0 and NaN),
+// The generated-code prelude compiled by the JIT: its exp (the inline one
+// and its vector-ABI twin), log, expm1, log1p and erf stay within 2 ulp of
+// libm over the whole float range, its rational tanh (both) within 5, and
+// all keep inf, 0 and NaN;
 // its bf16 conversions are the interpreter's, and its order keys sort
 // floats as the interpreter's max and min do.
 #include <bit>
@@ -176,16 +177,16 @@ void ExpectWithinUlp(const std::string& name, double (*reference)(double), int64
   std::printf("worst %s error: %lld ulp\n", name.c_str(), static_cast<long long>(worst));
 }
 
-TEST(Prelude, TanhIsWithinTwoUlpOfLibm) {
-  ExpectWithinUlp("tanh", [](double x) { return std::tanh(x); }, 2);
+TEST(Prelude, TanhIsWithinFiveUlpOfLibm) {
+  ExpectWithinUlp("tanh", [](double x) { return std::tanh(x); }, 5);
 }
 
 TEST(Prelude, SimdExpIsWithinTwoUlpOfLibmOnEveryFloatClass) {
   ExpectWithinUlp("exp_simd", [](double x) { return std::exp(x); }, 2);
 }
 
-TEST(Prelude, SimdTanhIsWithinTwoUlpOfLibm) {
-  ExpectWithinUlp("tanh_simd", [](double x) { return std::tanh(x); }, 2);
+TEST(Prelude, SimdTanhIsWithinFiveUlpOfLibm) {
+  ExpectWithinUlp("tanh_simd", [](double x) { return std::tanh(x); }, 5);
 }
 
 TEST(Prelude, LogIsWithinTwoUlpOfLibm) {
