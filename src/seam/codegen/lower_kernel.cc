@@ -76,6 +76,11 @@ Stage MakeStage(const fusion::Group& g) {
       s.folded.assign(s.dims.size(), false);
       for (int64_t dim : d->attrs().dimensions.value_or(IntList{})) s.folded[dim] = true;
       s.chunks = std::max<int64_t>(1, g.mapping.blocks_per_row);
+      // In row tiles: the folded leading dimensions are the rows, one
+      // chunk a tile of the row phase.
+      if (g.mapping.row_tiled) {
+        s.row_dims = fusion::SplitFor(d->operand(0)->shape(), g.mapping.rows).value_or(0);
+      }
     }
   } else {
     s.kind = LoopKind::kElementwise;
@@ -122,14 +127,24 @@ void FindReciprocalDivisions(KernelIr& ir) {
   }
 }
 
+// Whether a stage's chunks are tiles of whole rows a tile loop runs: a row
+// or elementwise stage, or a column reduction in row tiles.
+bool InRowTiles(const Stage& s) {
+  return s.kind != LoopKind::kPartialReduce || s.mapping.row_tiled;
+}
+
 bool SameTiling(const Stage& a, const Stage& b) {
-  return a.mapping.kind == b.mapping.kind && a.Rows() == b.Rows() &&
-         a.mapping.rows_per_block == b.mapping.rows_per_block &&
-         a.mapping.blocks_per_row == b.mapping.blocks_per_row;
+  // A column reduction in row tiles has a chunk a tile, not split rows.
+  auto split = [](const Stage& s) { return s.mapping.row_tiled ? 1 : s.mapping.blocks_per_row; };
+  return InRowTiles(a) == InRowTiles(b) && (InRowTiles(a) || a.mapping.kind == b.mapping.kind) &&
+         a.Rows() == b.Rows() && a.mapping.rows_per_block == b.mapping.rows_per_block &&
+         split(a) == split(b);
 }
 
 // Phases: a stage shares its predecessor's tile loop when it iterates the
-// same tiles and everything it reads from that phase is regional.
+// same tiles and everything it reads from that phase is regional. A column
+// reduction in row tiles folds in that loop; its partials meet in the
+// phase after.
 void AssignPhases(const fusion::Kernel& kernel, KernelIr& ir) {
   absl::flat_hash_map<const Instruction*, int> stage_of_root;
   int phase = -1;
@@ -137,9 +152,9 @@ void AssignPhases(const fusion::Kernel& kernel, KernelIr& ir) {
   for (size_t k = 0; k < ir.stages.size(); ++k) {
     Stage& s = ir.stages[k];
     // Split rows share no tile loop: a task holds part of a row only.
-    bool joins = phase >= 0 && s.kind != LoopKind::kPartialReduce &&
-                 ir.stages[phase_start].kind != LoopKind::kPartialReduce &&
-                 s.mapping.blocks_per_row == 1 && SameTiling(ir.stages[phase_start], s);
+    bool joins = phase >= 0 && InRowTiles(s) && InRowTiles(ir.stages[phase_start]) &&
+                 (s.mapping.row_tiled || s.mapping.blocks_per_row == 1) &&
+                 SameTiling(ir.stages[phase_start], s);
     if (joins) {
       absl::flat_hash_set<const Instruction*> members(s.members.begin(), s.members.end());
       for (const fusion::Edge& e : kernel.edges) {
@@ -153,6 +168,8 @@ void AssignPhases(const fusion::Kernel& kernel, KernelIr& ir) {
       phase = ir.phases;
       phase_start = static_cast<int>(k);
       ir.phases += s.kind == LoopKind::kPartialReduce ? 2 : 1;
+    } else if (s.kind == LoopKind::kPartialReduce) {
+      ir.phases = std::max(ir.phases, phase + 2);  // the phase after combines
     }
     s.phase = phase;
     for (const Instruction* r : s.roots) stage_of_root[r] = static_cast<int>(k);

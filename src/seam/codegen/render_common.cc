@@ -53,7 +53,9 @@ absl::flat_hash_set<const Instruction*> Computed(const Stage& s) {
 
 int64_t PhaseBlocksPerRow(const KernelIr& ir, int phase) {
   for (const Stage& s : ir.stages) {
-    if (s.phase == phase) return std::max<int64_t>(1, s.mapping.blocks_per_row);
+    // A column reduction in row tiles counts tiles there, not splits.
+    if (s.phase == phase && !s.mapping.row_tiled)
+      return std::max<int64_t>(1, s.mapping.blocks_per_row);
   }
   return 1;
 }

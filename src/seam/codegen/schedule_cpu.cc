@@ -111,7 +111,10 @@ class CpuScheduler {
     for (size_t k = 0; k < ir_.stages.size();) {
       size_t end = k + 1;
       while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
-      if (ir_.stages[k].kind == LoopKind::kPartialReduce) {
+      // A column reduction in row tiles alone in its phase folds as any
+      // partial reduction does.
+      if (ir_.stages[k].kind == LoopKind::kPartialReduce &&
+          (!ir_.stages[k].mapping.row_tiled || end - k == 1)) {
         SEAM_RETURN_IF_ERROR(PartialReduce(k));
       } else {
         TilePhase(k, end);
@@ -299,6 +302,8 @@ class CpuScheduler {
       const Stage& s = ir_.stages[k];
       if (s.kind == LoopKind::kRowReduce) {
         body.push_back(RowReduce(k));
+      } else if (s.kind == LoopKind::kPartialReduce) {
+        body.push_back(RowTileFolding(k));
       } else {
         body.push_back(Elementwise(k, bpr));
         streams |= std::any_of(s.roots.begin(), s.roots.end(),
@@ -308,6 +313,41 @@ class CpuScheduler {
     PrefetchAhead(begin, end, body);
     // Streamed stores are visible to other threads past the phase's barrier.
     if (streams) body.push_back({StreamFence{}});
+    // The tiles' partials of its column reductions meet in the next phase
+    // (`body` is not used past here: the new loops may move it).
+    for (size_t k = begin; k < end; ++k) {
+      const Stage& s = ir_.stages[k];
+      if (s.kind != LoopKind::kPartialReduce) continue;
+      const int64_t kept = SplitFolded(s).kept;
+      TaskLoop& combine =
+          loops_.emplace_back(TaskLoop{s.phase + 1, "p", kept, kept * s.chunks, {}});
+      combine.body.push_back({Compute::Scalar(
+          k, {CombinePartials{s.Rows(), std::max<int64_t>(1, s.mapping.rows_per_block), kept}})});
+    }
+  }
+
+  // A column reduction in row tiles: the task's rows [r0, r1) folded into
+  // its tile's partials, kept elements innermost.
+  Node RowTileFolding(size_t stage) {
+    const Stage& s = ir_.stages[stage];
+    const int64_t kept = SplitFolded(s).kept;
+    Body body;
+    body.push_back(Int("chunk", "task"));  // whole rows: a task is a tile
+    PartPointers(s, kept, body);
+    // The steps in a vector of their final size (see ElementFolding).
+    std::vector<ComputeStep> steps(s.reductions.size() + 1);
+    for (size_t j = 0; j < s.reductions.size(); ++j) {
+      steps[j] = Accumulate{static_cast<int>(j), Accumulation::kFirstOfChunk,
+                            absl::StrCat("part", j, "[p]"), "r == r0"};
+    }
+    steps.back() = StoreRoots{s.roots, {}};
+    Compute compute = Compute::At(stage, FoldParts(s, "r", "p"), "", std::move(steps));
+    Loop lanes = Loop::Simd("p", "0", absl::StrCat(kept));
+    lanes.body.push_back({std::move(compute)});
+    Loop rows = Loop::Serial("r", "r0", "r1");
+    rows.body.push_back({std::move(lanes)});
+    body.push_back({std::move(rows)});
+    return {Scope{std::move(body)}};
   }
 
   Node Elementwise(size_t stage, int64_t bpr) {

@@ -53,6 +53,10 @@ bool TileStaysOnChip(const Instruction* input, const ThreadMapping& m,
   return ValueBytes(input->shape()) / tiles <= device.onchip_bytes_per_block / 2;
 }
 
+// How a group's blocks take its elements: in rows, or (a column
+// reduction not in row tiles) in columns.
+MappingKind TiledAs(const ThreadMapping& m) { return m.row_tiled ? MappingKind::kRow : m.kind; }
+
 // The bytes `reader` reads of its operand k: a slice reads only what it
 // keeps.
 double ReadBytes(const Instruction& reader, int k) {
@@ -133,7 +137,7 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
         cost.dram_read_bytes += bytes;
       } else if (riders.contains(&g)) {
         continue;
-      } else if (it->second->kind != g.mapping.kind || it->second->rows != g.mapping.rows ||
+      } else if (TiledAs(*it->second) != TiledAs(g.mapping) || it->second->rows != g.mapping.rows ||
                  !TileStaysOnChip(input, g.mapping, device)) {
         (bytes <= static_cast<double>(device.last_level_cache_bytes) ? cost.scratch_bytes
                                                                      : cost.dram_read_bytes) += bytes;
@@ -141,8 +145,13 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
     }
     work += group_work;
     weighted_utilization += group_work * Utilization(g.mapping, device, launch);
-    if (g.mapping.reduces && g.mapping.blocks_per_row > 1) {  // partial results, written and read back
-      cost.scratch_bytes += 2.0 * 4 * static_cast<double>(g.mapping.rows * g.mapping.blocks_per_row);
+    if (g.mapping.reduces &&
+        g.mapping.blocks_per_row > 1) {  // partial results, written and read back
+      // One a block for each of the results: rows, or a column
+      // reduction's kept columns.
+      const int64_t results =
+          g.mapping.kind == MappingKind::kColumn ? g.mapping.row_length : g.mapping.rows;
+      cost.scratch_bytes += 2.0 * 4 * static_cast<double>(results * g.mapping.blocks_per_row);
     }
   }
   cost.parallelism = work > 0 ? weighted_utilization / work : 1;

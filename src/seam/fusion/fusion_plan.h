@@ -46,6 +46,12 @@ struct ThreadMapping {
   int64_t blocks = 1;            // grid size
   int64_t tasks_per_block = 1;   // > 1: vertical packing, a block loops over several tasks
   bool reduces = false;          // rows are folded: split rows need their partials combined
+  // kColumn on a CPU: the rows are folded a row tile at a time
+  // (rows_per_block rows; blocks_per_row tiles) inside the loop of the
+  // kernel's row phase over the same rows, which computes or reads them
+  // already; the tiles' partials meet after a grid barrier (a layer norm
+  // backward's column sums in the pass over its rows).
+  bool row_tiled = false;
 
   std::string ToString() const;
 };

@@ -129,6 +129,7 @@ std::string ThreadMapping::ToString() const {
   if (rows_per_block > 1) absl::StrAppend(&s, " pack=", rows_per_block, "rows/block");
   if (blocks_per_row > 1) absl::StrAppend(&s, " split=", blocks_per_row, "blocks/row");
   if (reduces) absl::StrAppend(&s, " folds rows");
+  if (row_tiled) absl::StrAppend(&s, " in row tiles");
   if (tasks_per_block > 1) absl::StrAppend(&s, " vpack=", tasks_per_block, "tasks/block");
   if (vector_width > 1) absl::StrAppend(&s, " vec=", vector_width);
   return s;
