@@ -219,12 +219,13 @@ struct StreamOut {
 // Streamed stores become visible to other threads.
 struct StreamFence {};
 
-// `count` elements of buffer `buffer` from `offset` asked into the caches
-// ahead of the pass that reads them (a CPU's prefetches, which never
+// Row `row` (`row_length` elements) of buffer `buffer` asked into the
+// caches ahead of the pass that reads it (a CPU's prefetches, which never
 // fault).
 struct Prefetch {
   int buffer = 0;
-  std::string offset, count;
+  Expr row;
+  int64_t row_length = 0;
 };
 
 struct Node {

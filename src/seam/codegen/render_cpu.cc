@@ -85,8 +85,8 @@ class CpuTraits : public TargetTraits {
   }
 
   absl::Status WritePrefetch(const Prefetch& p, CodeWriter& out) const override {
-    out.Line(absl::StrCat("seam_prefetch(b", p.buffer, " + ", p.offset, ", ", p.count,
-                          " * sizeof(b", p.buffer, "[0]));"));
+    out.Line(absl::StrCat("seam_prefetch(b", p.buffer, " + ", Spell(p.row), " * ", p.row_length,
+                          ", ", p.row_length, " * sizeof(b", p.buffer, "[0]));"));
     return absl::OkStatus();
   }
 
