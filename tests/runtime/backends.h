@@ -123,14 +123,14 @@ inline void ExpectSameAsInterpreter(runtime::Executable& executable, const Modul
   EXPECT_EQ(DescribeDifferences(*got, *expected, &RewriteTolerance, "the result"), "");
 }
 
-// The C++ of `text`'s CPU kernels (compiled under stitch, dumped to a
-// scratch directory named after `name`), after checking its result on
-// random arguments against the interpreter; empty (and a failed
-// expectation) when it does not compile.
-inline std::string CpuKernelsChecked(const std::string& text, const std::string& name) {
+// The C++ of `text`'s CPU kernels (compiled with `options`, under stitch
+// unless they say otherwise, dumped to a scratch directory named after
+// `name`), after checking its result on random arguments against the
+// interpreter; empty (and a failed expectation) when it does not compile.
+inline std::string CpuKernelsChecked(const std::string& text, const std::string& name,
+                                     compiler::CpuOptions options = {}) {
   std::unique_ptr<Module> module = ParseFirst(text, name);
   if (module == nullptr) return "";
-  compiler::CpuOptions options;
   options.dump_to = ::testing::TempDir() + "/seam_kernels_" + name;
   absl::StatusOr<compiler::Compiled<runtime::Executable>> compiled =
       compiler::CompileForCpu(*module, options);

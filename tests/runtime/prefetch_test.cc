@@ -2,8 +2,8 @@
 // first pass after the first that computes a transcendental per element
 // (a softmax's exp) prefetches, row by row, the next task's rows of what
 // the passes so far read and this task's rows of what only later passes
-// read. A phase without such a pass (layer norm), and the first pass
-// itself, prefetch nothing. The last task asks for the last row again
+// read. A phase without such a pass (layer norm), the first pass itself,
+// and rows the threads' L2s hold together prefetch nothing. The last task asks for the last row again
 // rather than test for it: the test made GCC copy the row loop for the
 // last task with its exps scalar. Results equal the interpreter's.
 #include <algorithm>
@@ -22,6 +22,14 @@
 
 namespace seam::runtime {
 namespace {
+
+// This host with L2s of `l2_bytes` a core: rows past them are asked for.
+compiler::CpuOptions WithL2(int64_t l2_bytes) {
+  compiler::CpuOptions options;
+  options.plan.device.onchip_bytes_per_unit = l2_bytes;
+  return options;
+}
+const compiler::CpuOptions kSmallL2 = WithL2(64 << 10);
 
 // A softmax over rows of 32 gated by the sigmoid of a second input (as
 // DIEN's attention over a behaviour history): the gate is read only by the
@@ -82,8 +90,8 @@ ENTRY e {
 )";
 
 TEST(Prefetch, TheExpPassFetchesTheNextTasksRows) {
-  const std::string source =
-      testing::CpuKernelsChecked(testing::SoftmaxText("f32", 2000, 256), "prefetch_softmax");
+  const std::string source = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 2000, 256),
+                                                        "prefetch_softmax", kSmallL2);
   const std::string kernels = source.substr(std::min(source.size(), source.find("void seam_c")));
   const size_t fetch = kernels.find("seam_prefetch(b0 + std::min<int64_t>(r + ");
   ASSERT_NE(fetch, std::string::npos) << kernels;
@@ -112,8 +120,8 @@ std::string Disassembly(const std::string& source, const std::string& name) {
 }
 
 TEST(Prefetch, TheExpPassStaysVectorizedForEveryTask) {
-  const std::string source =
-      testing::CpuKernelsChecked(testing::SoftmaxText("f32", 256, 512), "prefetch_vectorized");
+  const std::string source = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 256, 512),
+                                                        "prefetch_vectorized", kSmallL2);
   ASSERT_TRUE(absl::StrContains(source, "seam_prefetch(b0")) << source;
   const std::string code = Disassembly(source, "prefetch_vectorized");
   ASSERT_FALSE(code.empty());
@@ -126,14 +134,21 @@ TEST(Prefetch, TheExpPassStaysVectorizedForEveryTask) {
 }
 
 TEST(Prefetch, InputsOnlyLaterPassesReadComeForThisTasksRows) {
-  const std::string kernels = testing::CpuKernelsChecked(kGatedSoftmax, "prefetch_gated");
+  const std::string kernels = testing::CpuKernelsChecked(kGatedSoftmax, "prefetch_gated", kSmallL2);
   EXPECT_TRUE(absl::StrContains(kernels, "seam_prefetch(b0 + std::min<int64_t>(r + ")) << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "seam_prefetch(b1 + r * 32, 32 * sizeof(b1[0]));"))
       << kernels;
 }
 
 TEST(Prefetch, PhasesWithoutATranscendentalAlongRowsFetchNothing) {
-  const std::string kernels = testing::CpuKernelsChecked(kLayerNorm, "prefetch_layer_norm");
+  const std::string kernels =
+      testing::CpuKernelsChecked(kLayerNorm, "prefetch_layer_norm", kSmallL2);
+  EXPECT_FALSE(absl::StrContains(kernels, "seam_prefetch(b")) << kernels;
+}
+
+TEST(Prefetch, RowsTheL2sHoldAreNotAskedFor) {
+  const std::string kernels = testing::CpuKernelsChecked(
+      testing::SoftmaxText("f32", 2000, 256), "prefetch_in_l2", WithL2(int64_t{1} << 30));
   EXPECT_FALSE(absl::StrContains(kernels, "seam_prefetch(b")) << kernels;
 }
 

@@ -174,7 +174,7 @@ void MapGpuThreads(KernelIr& ir, const target::DeviceSpec& device, int64_t max_t
 // memory.
 absl::Status ScheduleKernel(KernelIr& ir, const target::DeviceSpec& device,
                             int64_t max_threads = 0);
-absl::Status ScheduleForCpu(KernelIr& ir);
+absl::Status ScheduleForCpu(KernelIr& ir, const target::DeviceSpec& device);
 absl::Status ScheduleForGpu(KernelIr& ir, const target::DeviceSpec& device);
 
 // Lowers a planned kernel. Unimplemented when the kernel holds what

@@ -241,7 +241,7 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
 }  // namespace
 
 absl::Status ScheduleKernel(KernelIr& ir, const target::DeviceSpec& device, int64_t max_threads) {
-  if (!device.is_gpu()) return ScheduleForCpu(ir);
+  if (!device.is_gpu()) return ScheduleForCpu(ir, device);
   MapGpuThreads(ir, device, max_threads);
   return ScheduleForGpu(ir, device);
 }

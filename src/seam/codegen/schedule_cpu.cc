@@ -101,7 +101,8 @@ bool TranscendentalAlongRows(const Stage& s) {
 
 class CpuScheduler {
  public:
-  explicit CpuScheduler(KernelIr& ir) : ir_(ir), barrier_(BarrierBeforePhase(ir)) {}
+  CpuScheduler(KernelIr& ir, const target::DeviceSpec& device)
+      : ir_(ir), device_(device), barrier_(BarrierBeforePhase(ir)) {}
 
   absl::Status Schedule() {
     ir_.nest.clear();
@@ -206,13 +207,24 @@ class CpuScheduler {
   // Measured on a 2-core Xeon (seam bench, 3 interleaved rounds): attention
   // softmax 12.4-13.4 -> 10.4-11.0 ms, DIEN 10.8-11.3 -> 8.4-8.5 ms. Passes
   // without a transcendental are left alone: layer norm's variance pass
-  // came out 4% slower with it (its own loads keep the memory busy).
+  // came out 4% slower with it (its own loads keep the memory busy). Nor
+  // are rows the threads' L2s hold together asked for (a softmax over 512
+  // KB took 1.1x the time with them).
   void PrefetchAhead(size_t begin, size_t end, Body& body) {
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, ir_.stages[begin]);
     if (end - begin < 2 || bpr != 1 || rows <= rpb) return;
     size_t pass = begin + 1;
     while (pass < end && !TranscendentalAlongRows(ir_.stages[pass])) ++pass;
     if (pass == end) return;
+    absl::flat_hash_set<int> read;
+    int64_t bytes = 0;
+    for (size_t k = begin; k < end; ++k) {
+      for (int buffer : RowInputs(k)) {
+        const KernelBuffer& b = ir_.buffers[buffer];
+        if (read.insert(buffer).second) bytes += b.elements * DTypeByteSize(b.dtype);
+      }
+    }
+    if (bytes <= device_.onchip_bytes_per_unit * device_.units) return;
     std::vector<Node> ahead;
     std::vector<int> seen;
     auto ask = [&](size_t k, bool next_task) {
@@ -798,12 +810,15 @@ class CpuScheduler {
   }
 
   KernelIr& ir_;
+  const target::DeviceSpec& device_;
   std::vector<bool> barrier_;  // before each phase
   std::vector<TaskLoop> loops_;
 };
 
 }  // namespace
 
-absl::Status ScheduleForCpu(KernelIr& ir) { return CpuScheduler(ir).Schedule(); }
+absl::Status ScheduleForCpu(KernelIr& ir, const target::DeviceSpec& device) {
+  return CpuScheduler(ir, device).Schedule();
+}
 
 }  // namespace seam::codegen
