@@ -18,6 +18,8 @@ import sys
 import numpy as np
 from scipy.special import erf, erfcx
 
+from float32_steps import fma, horner
+
 SPLIT, TOP = 1.0, 3.9375
 P_DEGREE, Q_DEGREE = 6, 9
 
@@ -34,17 +36,6 @@ def fit(f, lo, hi, degree, variable, relative, points=4000, rounds=30):
         error = np.abs(a @ c - y) * scale
         weight = weight * np.sqrt(error / error.max()) + 1e-12
     return [np.float32(v) for v in c]
-
-
-def fma(a, b, c):
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
-
-
-def horner(coefficients, t):
-    p = np.full_like(t, coefficients[-1])
-    for c in reversed(coefficients[:-1]):
-        p = fma(p, t, np.full_like(t, c))
-    return p
 
 
 def seam_erf(x, p, q):

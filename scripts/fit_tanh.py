@@ -19,6 +19,8 @@ import sys
 
 import numpy as np
 
+from float32_steps import fma, horner
+
 TOP = 9.0
 DEGREE = 4
 
@@ -49,17 +51,6 @@ def fit(points=8000, rounds=80):
     # Back to the variable x^2.
     return ([np.float32(v / TOP ** (2 * i)) for i, v in enumerate(p_s)],
             [np.float32(v / TOP ** (2 * i)) for i, v in enumerate(q_s)])
-
-
-def fma(a, b, c):
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
-
-
-def horner(coefficients, t):
-    r = np.full_like(t, coefficients[-1])
-    for c in reversed(coefficients[:-1]):
-        r = fma(r, t, np.full_like(t, c))
-    return r
 
 
 def seam_tanh(x, p, q):

@@ -2,9 +2,12 @@
 // name.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "seam/text/parser.h"
 
@@ -24,6 +27,57 @@ inline const Instruction* FindInstruction(const Module& module, const std::strin
     if (i->name() == name) return i.get();
   }
   return nullptr;
+}
+
+// A layer norm backward's shape of work over f32[`shape`]: row means of x
+// and row sums of dy over the last dimension (`rows` the shape without
+// it), column sums of dy * (x - mean) and of dy over the leading ones
+// (`leading`, as a reduce's dimensions; `columns` the last dimension).
+inline std::string LayerNormBackwardText(const std::string& shape, const std::string& rows,
+                                         const std::string& leading, int64_t columns) {
+  const std::string m = absl::StrCat("f32[", shape, "]"), row = absl::StrCat("f32[", rows, "]"),
+                    col = absl::StrCat("f32[", columns, "]");
+  const std::string last = std::to_string(std::count(shape.begin(), shape.end(), ','));
+  return absl::StrCat(R"(HloModule column_tiles
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = )",
+                      m, R"( parameter(0)
+  dy = )",
+                      m, R"( parameter(1)
+  zero = f32[] constant(0)
+  n = f32[] constant()",
+                      columns, R"()
+  sum = )",
+                      row, " reduce(x, zero), dimensions={", last, R"(}, to_apply=add
+  nb = )",
+                      row, R"( broadcast(n), dimensions={}
+  mean = )",
+                      row, R"( divide(sum, nb)
+  mb = )",
+                      m, " broadcast(mean), dimensions={", leading, R"(}
+  xc = )",
+                      m, R"( subtract(x, mb)
+  prod = )",
+                      m, R"( multiply(dy, xc)
+  dgamma = )",
+                      col, " reduce(prod, zero), dimensions={", leading, R"(}, to_apply=add
+  dbeta = )",
+                      col, " reduce(dy, zero), dimensions={", leading, R"(}, to_apply=add
+  dsum = )",
+                      row, " reduce(dy, zero), dimensions={", last, R"(}, to_apply=add
+  dsb = )",
+                      m, " broadcast(dsum), dimensions={", leading, R"(}
+  dx = )",
+                      m, R"( subtract(prod, dsb)
+  ROOT out = ()",
+                      m, ", ", col, ", ", col, R"() tuple(dx, dgamma, dbeta)
+}
+)");
 }
 
 }  // namespace seam::testing

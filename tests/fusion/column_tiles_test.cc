@@ -18,51 +18,10 @@ namespace {
 
 using testing::ParseModule;
 
-// A layer norm backward's shape of work over f32[rows, columns]: row
-// means of x and row sums of dy, column sums of dy * (x - mean) and of dy.
+// A layer norm backward's shape of work over f32[rows, columns].
 std::string LayerNormBackward(int64_t rows, int64_t columns) {
-  const std::string m = absl::StrCat("f32[", rows, ",", columns, "]"),
-                    row = absl::StrCat("f32[", rows, "]"), col = absl::StrCat("f32[", columns, "]");
-  return absl::StrCat(R"(HloModule column_tiles
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = )",
-                      m, R"( parameter(0)
-  dy = )",
-                      m, R"( parameter(1)
-  zero = f32[] constant(0)
-  n = f32[] constant()",
-                      columns, R"()
-  sum = )",
-                      row, R"( reduce(x, zero), dimensions={1}, to_apply=add
-  nb = )",
-                      row, R"( broadcast(n), dimensions={}
-  mean = )",
-                      row, R"( divide(sum, nb)
-  mb = )",
-                      m, R"( broadcast(mean), dimensions={0}
-  xc = )",
-                      m, R"( subtract(x, mb)
-  prod = )",
-                      m, R"( multiply(dy, xc)
-  dgamma = )",
-                      col, R"( reduce(prod, zero), dimensions={0}, to_apply=add
-  dbeta = )",
-                      col, R"( reduce(dy, zero), dimensions={0}, to_apply=add
-  dsum = )",
-                      row, R"( reduce(dy, zero), dimensions={1}, to_apply=add
-  dsb = )",
-                      m, R"( broadcast(dsum), dimensions={0}
-  dx = )",
-                      m, R"( subtract(prod, dsb)
-  ROOT out = ()",
-                      m, ", ", col, ", ", col, R"() tuple(dx, dgamma, dbeta)
-}
-)");
+  return testing::LayerNormBackwardText(absl::StrCat(rows, ",", columns), absl::StrCat(rows), "0",
+                                        columns);
 }
 
 FusionPlan Plan(const Module& m, const target::DeviceSpec& device) {
