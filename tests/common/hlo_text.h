@@ -80,4 +80,27 @@ ENTRY e {
 )");
 }
 
+// A softmax over the last dimension of `type`[rows, length], written as
+// JAX writes it: max, exp of the difference, sum, division; or, with
+// `log`, a log-softmax: the difference less the sum's log.
+inline std::string SoftmaxText(const std::string& type, int64_t rows, int64_t length,
+                               bool log = false) {
+  const std::string x = absl::StrCat(type, "[", rows, ",", length, "]"),
+                    row = absl::StrCat(type, "[", rows, "]");
+  const std::string out =
+      log ? absl::StrCat("  l = ", row, " log(s)\n  lb = ", x,
+                         " broadcast(l), dimensions={0}\n  ROOT y = ", x, " subtract(d, lb)\n")
+          : absl::StrCat("  sb = ", x, " broadcast(s), dimensions={0}\n  ROOT y = ", x,
+                         " divide(e, sb)\n");
+  return absl::StrCat("HloModule softmax\nadd {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+                      "[] parameter(1)\n  ROOT s = ", type, "[] add(a, b)\n}\nmax {\n  a = ", type,
+                      "[] parameter(0)\n  b = ", type, "[] parameter(1)\n  ROOT m = ", type,
+                      "[] maximum(a, b)\n}\nENTRY e {\n  x = ", x, " parameter(0)\n  ninf = ", type,
+                      "[] constant(-inf)\n  zero = ", type, "[] constant(0)\n  m = ", row,
+                      " reduce(x, ninf), dimensions={1}, to_apply=max\n  mb = ", x,
+                      " broadcast(m), dimensions={0}\n  d = ", x, " subtract(x, mb)\n  e = ", x,
+                      " exponential(d)\n  s = ", row,
+                      " reduce(e, zero), dimensions={1}, to_apply=add\n", out, "}\n");
+}
+
 }  // namespace seam::testing

@@ -141,21 +141,4 @@ inline std::string CpuKernelsChecked(const std::string& text, const std::string&
   return ReadFile(options.dump_to + "/kernels.cc");
 }
 
-// A softmax over the last dimension of `type`[rows, length], written as
-// JAX writes it: max, exp of the difference, sum, division.
-inline std::string SoftmaxText(const std::string& type, int64_t rows, int64_t length) {
-  const std::string x = absl::StrCat(type, "[", rows, ",", length, "]"),
-                    row = absl::StrCat(type, "[", rows, "]");
-  return absl::StrCat("HloModule softmax\nadd {\n  a = ", type, "[] parameter(0)\n  b = ", type,
-                      "[] parameter(1)\n  ROOT s = ", type, "[] add(a, b)\n}\nmax {\n  a = ", type,
-                      "[] parameter(0)\n  b = ", type, "[] parameter(1)\n  ROOT m = ", type,
-                      "[] maximum(a, b)\n}\nENTRY e {\n  x = ", x, " parameter(0)\n  ninf = ", type,
-                      "[] constant(-inf)\n  zero = ", type, "[] constant(0)\n  m = ", row,
-                      " reduce(x, ninf), dimensions={1}, to_apply=max\n  mb = ", x,
-                      " broadcast(m), dimensions={0}\n  d = ", x, " subtract(x, mb)\n  e = ", x,
-                      " exponential(d)\n  s = ", row,
-                      " reduce(e, zero), dimensions={1}, to_apply=add\n  sb = ", x,
-                      " broadcast(s), dimensions={0}\n  ROOT y = ", x, " divide(e, sb)\n}\n");
-}
-
 }  // namespace seam::testing

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

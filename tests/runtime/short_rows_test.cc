@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends.h"

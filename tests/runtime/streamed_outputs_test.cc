@@ -5,6 +5,7 @@
 // stores directly. Both equal the interpreter.
 #include <string>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "backends.h"
 #include "gtest/gtest.h"

@@ -83,6 +83,10 @@ struct Stage {
     int host = -1;
   };
   std::optional<OnePass> one_pass;
+  // kRowReduce of a softmax's sum of shifted exps folded in the pass of
+  // stage `online_host`, its max, as a running max and a rescaled sum
+  // (online softmax; a CPU schedule); -1 otherwise.
+  int online_host = -1;
   fusion::ThreadMapping mapping;
   ThreadLayout layout;  // GPU kernels (MapGpuThreads)
   int phase = 0;  // kPartialReduce takes two: folding and combining

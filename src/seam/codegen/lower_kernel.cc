@@ -108,6 +108,20 @@ void AttachOnePass(const fusion::Kernel& kernel, KernelIr& ir) {
   }
 }
 
+// Softmax sums the plan folds in their max's pass (fusion::OnlineSoftmax),
+// where both stages are whole-row reductions of one reduction each.
+void AttachOnlineSoftmax(const fusion::Kernel& kernel, KernelIr& ir) {
+  for (const fusion::OnlineSoftmax& o : kernel.online_softmax) {
+    Stage& sum = ir.stages[o.group];
+    const Stage& max = ir.stages[o.host];
+    if (sum.kind == LoopKind::kRowReduce && max.kind == LoopKind::kRowReduce &&
+        sum.roots.size() == 1 && sum.reductions.size() == 1 && max.roots.size() == 1 &&
+        max.reductions.size() == 1 && sum.dims == max.dims && sum.row_dims == max.row_dims) {
+      sum.online_host = o.host;
+    }
+  }
+}
+
 // Float divisions of a CPU stage looping along its rows whose divisor is
 // broadcast from the row dimensions alone (KernelIr::reciprocal_divisions).
 void FindReciprocalDivisions(KernelIr& ir) {
@@ -302,6 +316,7 @@ absl::StatusOr<KernelIr> LowerKernel(const fusion::Kernel& kernel, const target:
   for (const fusion::Group& g : kernel.groups) ir.stages.push_back(MakeStage(g));
   if (!device.is_gpu()) {
     AttachOnePass(kernel, ir);
+    AttachOnlineSoftmax(kernel, ir);
     FindReciprocalDivisions(ir);
   }
   AssignPhases(kernel, ir);

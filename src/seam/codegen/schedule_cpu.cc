@@ -76,6 +76,14 @@ constexpr int64_t kSummedBlock = 4096;
 constexpr int64_t kLaneSumRow = 128;
 constexpr int64_t kSumLanes = 16;
 
+// Bytes of a row a prefetching pass asks for at once, at the most.
+constexpr int64_t kPrefetchedRow = 16 << 10;
+
+// Elements of a row an online softmax's pass takes at a time: its block's
+// max, then its exps against the running max, read again from L1 (8 KB
+// of f32).
+constexpr int64_t kOnlineBlock = 2048;
+
 // Whether every reduction of `s` is a sum of f32 or f64 (a half-precision
 // sum may round at every step).
 bool FloatSumsOnly(const Stage& s) {
@@ -214,7 +222,9 @@ class CpuScheduler {
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, ir_.stages[begin]);
     if (end - begin < 2 || bpr != 1 || rows <= rpb) return;
     size_t pass = begin + 1;
-    while (pass < end && !TranscendentalAlongRows(ir_.stages[pass])) ++pass;
+    while (pass < end && (!TranscendentalAlongRows(ir_.stages[pass]) || OnlineRider(pass, begin))) {
+      ++pass;
+    }
     if (pass == end) return;
     absl::flat_hash_set<int> read;
     int64_t bytes = 0;
@@ -225,6 +235,15 @@ class CpuScheduler {
       }
     }
     if (bytes <= device_.onchip_bytes_per_unit * device_.units) return;
+    // Long rows stream through the hardware prefetcher within a pass; a
+    // row asked for at once past 16 KB fills the line-fill buffers.
+    for (size_t k = begin; k < end; ++k) {
+      for (int buffer : RowInputs(k)) {
+        if (ir_.stages[k].RowLength() * DTypeByteSize(ir_.buffers[buffer].dtype) > kPrefetchedRow) {
+          return;
+        }
+      }
+    }
     std::vector<Node> ahead;
     std::vector<int> seen;
     auto ask = [&](size_t k, bool next_task) {
@@ -313,8 +332,11 @@ class CpuScheduler {
     bool streams = false;
     for (size_t k = begin; k < end; ++k) {
       const Stage& s = ir_.stages[k];
-      if (s.kind == LoopKind::kRowReduce) {
-        body.push_back(RowReduce(k));
+      if (OnlineRider(k, begin)) {
+        body.push_back({Scope{}});  // folded in its max's pass
+      } else if (s.kind == LoopKind::kRowReduce) {
+        const int rider = OnlineRiderOf(k, end);
+        body.push_back(rider >= 0 ? OnlineRowReduce(k, rider) : RowReduce(k));
       } else if (s.kind == LoopKind::kPartialReduce) {
         body.push_back(RowTileFolding(k));
       } else {
@@ -337,6 +359,82 @@ class CpuScheduler {
       combine.body.push_back({Compute::Scalar(
           k, {CombinePartials{s.Rows(), std::max<int64_t>(1, s.mapping.rows_per_block), kept}})});
     }
+  }
+
+  // Whether stage k is a softmax sum folded in its max's pass (online
+  // softmax), that max among the phase's stages from `begin`.
+  bool OnlineRider(size_t k, size_t begin) const {
+    const int host = ir_.stages[k].online_host;
+    return host >= static_cast<int>(begin) && host < static_cast<int>(k) &&
+           ir_.stages[host].phase == ir_.stages[k].phase;
+  }
+
+  // The stage of the phase up to `end` whose sum folds in stage k's pass,
+  // or -1.
+  int OnlineRiderOf(size_t k, size_t end) const {
+    for (size_t j = k + 1; j < end; ++j) {
+      if (ir_.stages[j].online_host == static_cast<int>(k) && OnlineRider(j, k)) {
+        return static_cast<int>(j);
+      }
+    }
+    return -1;
+  }
+
+  // A softmax's max (stage `host`) and sum of shifted exps (`rider`) in one
+  // pass over blocks of each row (online softmax): each block folds into
+  // the row's running max, which the tile then holds while the block's exps
+  // are summed against it; the sum so far is rescaled by exp(old - new)
+  // when the max grows. Blocks seen while the max is -inf add nothing:
+  // their exps are 0 against a finite final max, and the sum is NaN when
+  // the final max is -inf too, as the two-pass form gives.
+  Node OnlineRowReduce(size_t host, size_t rider) {
+    const Stage& h = ir_.stages[host];
+    const Stage& s = ir_.stages[rider];
+    const int64_t length = h.RowLength();
+    const std::string type = ComputeType(s.reductions[0]->shape().dtype()),
+                      limits = absl::StrCat("std::numeric_limits<", type, ">");
+    const std::string linear = absl::StrCat("r * ", length, " + c");
+    Loop rows = Loop::Serial("r", "r0", "r1");
+    rows.body.push_back({Compute::Scalar(host, {InitAccumulator{0, Accumulation::kOrderKeys}})});
+    rows.body.push_back({Statement{absl::StrCat(type, " seam_max = -", limits,
+                                                "::infinity(); double seam_sum = 0; ",
+                                                "bool seam_unseen = false;")}});
+    Loop blocks = Loop::Serial("cb", "0", absl::StrCat(length), absl::StrCat(kOnlineBlock));
+    blocks.body.push_back(
+        Int("ce", Expr::Min(absl::StrCat(length), absl::StrCat("cb + ", kOnlineBlock))));
+    Loop maxes = Loop::Simd("c", "cb", "ce", {{"max", "key0"}, {"|", "nan0"}});
+    maxes.body.push_back({Compute::At(host, RowParts(h), linear,
+                                      {Accumulate{0, Accumulation::kOrderKeys, "acc0", ""}})});
+    blocks.body.push_back({std::move(maxes)});
+    blocks.body.push_back({Statement{
+        absl::StrCat("acc0 = nan0 ? ", limits, "::quiet_NaN() : seam_from_order_key(key0);")}});
+    blocks.body.push_back(
+        {Compute::Scalar(host, {FinishRow{0, /*with_init=*/false}}, /*loads_only=*/true)});
+    blocks.body.push_back({Statement{
+        "if (acc0 != seam_max) seam_sum *= double(std::exp(seam_max - acc0)); seam_max = acc0;"}});
+    Body sum_block;
+    sum_block.push_back({Statement{absl::StrCat(type, " seam_block = 0;")}});
+    Loop exps = Loop::Simd("c", "cb", "ce", {{"+", "seam_block"}});
+    exps.body.push_back({Compute::At(rider, RowParts(s), linear,
+                                     {Accumulate{0, Accumulation::kSum, "seam_block", ""}})});
+    sum_block.push_back({std::move(exps)});
+    sum_block.push_back({Statement{"seam_sum += seam_block;"}});
+    Branches block_sum;
+    block_sum.arms.emplace_back(absl::StrCat("acc0 == -", limits, "::infinity()"),
+                                Body{{Statement{"seam_unseen = true;"}}});
+    block_sum.arms.emplace_back("", std::move(sum_block));
+    blocks.body.push_back({std::move(block_sum)});
+    rows.body.push_back({std::move(blocks)});
+    // The sum, in a scope of its own: its accumulator shadows the max's.
+    Body finish;
+    finish.push_back({Compute::Scalar(rider, {InitAccumulator{0, Accumulation::kFromInit}})});
+    finish.push_back({Statement{absl::StrCat(
+        "acc0 = ", ReducerName(ir_, s.reductions[0]), "(acc0, seam_unseen && seam_max == -", limits,
+        "::infinity() ? ", limits, "::quiet_NaN() : ", type, "(seam_sum));")}});
+    finish.push_back(
+        {Compute::Scalar(rider, {FinishRow{0, /*with_init=*/false}}, /*loads_only=*/true)});
+    rows.body.push_back({Scope{std::move(finish)}});
+    return {std::move(rows)};
   }
 
   // A column reduction in row tiles: the task's rows [r0, r1) folded into
@@ -407,17 +505,18 @@ class CpuScheduler {
       return VectorAccumulation(*r).has_value();
     });
     Loop rows = Loop::Serial("r", "r0", "r1");
-    Compute init = Compute::Scalar(stage, {});
+    std::vector<ComputeStep> inits(s.reductions.size());
     Loop along = vectorizable ? Loop::Simd("c", "0", absl::StrCat(length))
                               : Loop::Serial("c", "0", absl::StrCat(length));
-    Compute fold = Compute::At(stage, RowParts(s), absl::StrCat("r * ", length, " + c"), {});
+    // The fold's steps in a vector of their final size (see WholeFolding).
+    std::vector<ComputeStep> steps(s.reductions.size() + 1);
     Body finish;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
       const Accumulation how = vectorizable ? *VectorAccumulation(*r) : Accumulation::kFromInit;
       const int reduction = static_cast<int>(j);
-      init.steps.push_back(InitAccumulator{reduction, how});
-      fold.steps.push_back(Accumulate{reduction, how, absl::StrCat("acc", j), ""});
+      inits[j] = InitAccumulator{reduction, how};
+      steps[j] = Accumulate{reduction, how, absl::StrCat("acc", j), ""};
       if (how == Accumulation::kOrderKeys) {
         along.reductions.push_back({IsMax(*r) ? "max" : "min", absl::StrCat("key", j)});
         along.reductions.push_back({"|", absl::StrCat("nan", j)});
@@ -430,9 +529,10 @@ class CpuScheduler {
       finish.push_back({Compute::Scalar(stage, {FinishRow{reduction, /*with_init=*/false}},
                                         /*loads_only=*/true)});
     }
-    fold.steps.push_back(StoreRoots{s.roots, {}});
-    along.body.push_back({std::move(fold)});
-    rows.body.push_back({std::move(init)});
+    steps.back() = StoreRoots{s.roots, {}};
+    along.body.push_back(
+        {Compute::At(stage, RowParts(s), absl::StrCat("r * ", length, " + c"), std::move(steps))});
+    rows.body.push_back({Compute::Scalar(stage, std::move(inits))});
     rows.body.push_back({std::move(along)});
     rows.body.insert(rows.body.end(), std::make_move_iterator(finish.begin()),
                      std::make_move_iterator(finish.end()));
@@ -446,12 +546,12 @@ class CpuScheduler {
     const Stage& s = ir_.stages[stage];
     const int64_t length = s.RowLength(), blocks = length / kSumLanes * kSumLanes;
     Loop rows = Loop::Serial("r", "r0", "r1");
-    Compute init = Compute::Scalar(stage, {});
+    std::vector<ComputeStep> inits(s.reductions.size());
     Body finish;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       const Instruction* r = s.reductions[j];
       const int reduction = static_cast<int>(j);
-      init.steps.push_back(InitAccumulator{reduction, Accumulation::kFromInit});
+      inits[j] = InitAccumulator{reduction, Accumulation::kFromInit};
       rows.body.push_back({Statement{
           absl::StrCat(ComputeType(r->shape().dtype()), " lanes", j, "[", kSumLanes, "] = {};")}});
       finish.push_back({Statement{absl::StrCat("acc", j, " = ", ReducerName(ir_, r), "(acc", j,
@@ -469,7 +569,7 @@ class CpuScheduler {
       compute.steps.push_back(StoreRoots{s.roots, {}});
       return compute;
     };
-    rows.body.insert(rows.body.begin(), {std::move(init)});
+    rows.body.insert(rows.body.begin(), {Compute::Scalar(stage, std::move(inits))});
     if (blocks > 0) {
       Loop block = Loop::Serial("cb", "0", absl::StrCat(blocks), absl::StrCat(kSumLanes));
       Loop along = Loop::Simd("c", "cb", absl::StrCat("cb + ", kSumLanes));

@@ -116,6 +116,7 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
   // that pass read.
   absl::flat_hash_set<const Group*> riders;
   for (const OnePassStatistic& s : kernel.one_pass) riders.insert(&kernel.groups[s.group]);
+  for (const OnlineSoftmax& s : kernel.online_softmax) riders.insert(&kernel.groups[s.group]);
   double work = 0, weighted_utilization = 0;
   for (const Group& g : kernel.groups) {
     // What this group reads of each input: all of it, or what its slices keep.

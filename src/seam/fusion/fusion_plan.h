@@ -103,6 +103,14 @@ struct OnePassStatistic {
   int host = 0;   // the earlier reduction whose pass it shares
 };
 
+// A group whose sum of shifted exps folds beside its max's reduction, in
+// that group's pass over the same rows, as a running max and a rescaled
+// sum (online softmax; see online_softmax.h). Indices into Kernel::groups.
+struct OnlineSoftmax {
+  int group = 0;  // its dominant: the sum of exp(x - max)
+  int host = 0;   // the max's group, whose pass it shares
+};
+
 struct Kernel {
   int id = 0;
   std::vector<const Instruction*> instructions;  // post order
@@ -116,6 +124,7 @@ struct Kernel {
   // input, nothing runs.
   bool alias_only = false;
   std::vector<OnePassStatistic> one_pass;
+  std::vector<OnlineSoftmax> online_softmax;
   Cost cost;
 
   std::string Name() const;

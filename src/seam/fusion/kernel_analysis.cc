@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/fusion/cost_model.h"
 #include "seam/fusion/one_pass_statistics.h"
+#include "seam/fusion/online_softmax.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
 #include "seam/fusion/thread_mapping.h"
@@ -42,11 +43,15 @@ struct Space {
 // form, merge and get mappings, which group holds what.
 class Analysis {
  public:
-  Analysis(Kernel& kernel, const target::DeviceSpec& device, const AnalysisOptions& options)
+  // `recomputed`: expensive ops recomputed by each group reading them,
+  // never passed on as dominants (online softmax's exps).
+  Analysis(Kernel& kernel, const target::DeviceSpec& device, const AnalysisOptions& options,
+           absl::flat_hash_set<const Instruction*> recomputed = {})
       : kernel_(kernel),
         device_(device),
         recompute_expensive_(options.recompute_expensive),
-        one_pass_statistics_(options.one_pass_statistics) {
+        one_pass_statistics_(options.one_pass_statistics),
+        recomputed_(std::move(recomputed)) {
     for (size_t k = 0; k < kernel.instructions.size(); ++k) {
       position_[kernel.instructions[k]] = static_cast<int>(k);
     }
@@ -132,7 +137,7 @@ class Analysis {
       OpClass c = ClassifyOp(*i);
       if (IsReduction(c) || outputs_.contains(i) || !HasUserInside(i) ||
           (!recompute_expensive_ && c == OpClass::kExpensiveElementwise &&
-           FeedsReusingConsumer(i))) {
+           !recomputed_.contains(i) && FeedsReusingConsumer(i))) {
         dominant_.insert(i);
       }
     }
@@ -143,7 +148,7 @@ class Analysis {
       bool promoted = false;
       if (recompute_expensive_) break;
       for (const auto& [i, groups] : groups_of_) {
-        if (groups.size() > 1 && !dominant_.contains(i) &&
+        if (groups.size() > 1 && !dominant_.contains(i) && !recomputed_.contains(i) &&
             ClassifyOp(*i) == OpClass::kExpensiveElementwise) {
           dominant_.insert(i);
           promoted = true;
@@ -718,6 +723,7 @@ class Analysis {
   const target::DeviceSpec& device_;
   bool recompute_expensive_;
   bool one_pass_statistics_;
+  absl::flat_hash_set<const Instruction*> recomputed_;
   absl::flat_hash_map<const Instruction*, int> position_;
   absl::flat_hash_set<const Instruction*> outputs_;
   absl::flat_hash_set<const Instruction*> dominant_;
@@ -732,10 +738,31 @@ void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
   kernel.groups.clear();
   kernel.edges.clear();
   kernel.one_pass.clear();
+  kernel.online_softmax.clear();
   kernel.cost = Cost{};
   kernel.grid_barriers = 0;
   kernel.onchip_bytes = 0;
   Analysis(kernel, device, options).Run();
+  if (!options.online_softmax || options.recompute_expensive) return;
+  // Online softmax: analyzed again with the exps its sums fold recomputed,
+  // kept when the estimate moves fewer bytes through memory.
+  absl::flat_hash_set<const Instruction*> exps = OnlineSoftmaxExps(kernel, device);
+  if (exps.empty()) return;
+  Kernel online = kernel;
+  online.inputs.clear();
+  online.groups.clear();
+  online.edges.clear();
+  online.one_pass.clear();
+  online.grid_barriers = 0;
+  online.onchip_bytes = 0;
+  Analysis(online, device, options, std::move(exps)).Run();
+  online.online_softmax = ChooseOnlineSoftmax(online, device);
+  if (online.online_softmax.empty()) return;
+  online.cost = EstimateKernelCost(online, device);
+  if (online.cost.dram_bytes() + online.cost.scratch_bytes <
+      kernel.cost.dram_bytes() + kernel.cost.scratch_bytes) {
+    kernel = std::move(online);
+  }
 }
 
 }  // namespace seam::fusion

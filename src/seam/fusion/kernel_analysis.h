@@ -21,6 +21,10 @@ struct AnalysisOptions {
   // same elements where the cost model says it saves a read (see
   // one_pass_statistics.h).
   bool one_pass_statistics = true;
+  // A softmax's sum of shifted exps folds in its max's pass, the exps
+  // recomputed where read, where the cost model says that saves reads
+  // (see online_softmax.h).
+  bool online_softmax = true;
 };
 
 // Fills in everything but `id`, `instructions` and `outputs`, which the

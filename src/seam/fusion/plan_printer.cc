@@ -45,6 +45,11 @@ void AppendKernel(std::string& out, const Kernel& k) {
       absl::StrAppend(&out, "    one pass: folds in group ", k.groups[s.host].id,
                       "'s pass (count, mean and centred squares per chunk)\n");
     }
+    for (const OnlineSoftmax& s : k.online_softmax) {
+      if (s.group != static_cast<int>(j)) continue;
+      absl::StrAppend(&out, "    online softmax: folds in group ", k.groups[s.host].id,
+                      "'s pass (running max, rescaled sum)\n");
+    }
     if (g.mapping.reduces && g.mapping.blocks_per_row > 1) {
       absl::StrAppend(&out, "    combine: global (partials of ", g.mapping.blocks_per_row,
                       " blocks per row meet after a grid barrier)\n");
@@ -183,6 +188,10 @@ std::string PlanToJson(const FusionPlan& plan) {
         for (const OnePassStatistic& s : k.one_pass) {
           if (s.group == static_cast<int>(j))
             group["one_pass_in"] = k.groups[s.host].dominant->name();
+        }
+        for (const OnlineSoftmax& s : k.online_softmax) {
+          if (s.group == static_cast<int>(j))
+            group["online_softmax_in"] = k.groups[s.host].dominant->name();
         }
         groups.push_back(std::move(group));
       }

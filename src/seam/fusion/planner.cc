@@ -160,7 +160,8 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
     plan.kernels[k].id = static_cast<int>(k);
     AnalyzeKernel(plan.kernels[k], options.device,
                   {.recompute_expensive = options.strategy == Strategy::kXla,
-                   .one_pass_statistics = options.one_pass_statistics});
+                   .one_pass_statistics = options.one_pass_statistics,
+                   .online_softmax = options.online_softmax});
   }
   ExplainSplitEdges(computation, options, plan.kernels, plan.refusals);
   return plan;

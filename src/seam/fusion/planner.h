@@ -25,6 +25,9 @@ struct PlanOptions {
   // Whether a variance's sum of squared deviations may fold in the pass of
   // the earlier reduction its centre comes from (AnalysisOptions).
   bool one_pass_statistics = true;
+  // Whether a softmax's sum may fold in its max's pass as a running max
+  // and a rescaled sum, the exps recomputed where read (AnalysisOptions).
+  bool online_softmax = true;
   // Whether library calls take the elementwise consumers of their results
   // as epilogues (epilogue attachment); on CPU devices only, whose backend runs them.
   bool library_epilogues = true;

@@ -52,6 +52,7 @@ struct BenchOptions {
   bool no_epilogues = false;
   // Variances fold in their mean's pass (see seam run --help).
   bool one_pass_statistics = true;
+  bool online_softmax = true;
   // Time every kernel and check the cost model against the times; write
   // the fitted constants to calibration_out when given.
   bool calibrate = false;
@@ -120,6 +121,7 @@ absl::StatusOr<Contender> PrepareCpu(const Module& module, fusion::Strategy stra
   options.plan.excess_precision = bench.excess_precision;
   options.plan.library_epilogues = !bench.no_epilogues;
   options.plan.one_pass_statistics = bench.one_pass_statistics;
+  options.plan.online_softmax = bench.online_softmax;
   options.profile_kernels = bench.calibrate;
   SEAM_ASSIGN_OR_RETURN(compiler::Compiled<runtime::Executable> compiled,
                         compiler::CompileForCpu(module, options));
@@ -469,6 +471,8 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
                     "cpu: library calls leave the elementwise work after them to the kernels; "
                     "see seam run --help");
   command->add_flag("--one-pass-statistics,!--no-one-pass-statistics", options->one_pass_statistics,
+                    "cpu: see seam run --help");
+  command->add_flag("--online-softmax,!--no-online-softmax", options->online_softmax,
                     "cpu: see seam run --help");
   CLI::Option* calibrate =
       command->add_flag("--calibrate", options->calibrate,

@@ -22,6 +22,7 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
     std::string format = "text";
     std::string passes = "default";
     bool one_pass_statistics = true;
+    bool online_softmax = true;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -43,6 +44,10 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
                     "cpu: a variance's sum of squared deviations folds in the pass of the mean it "
                     "is centred on (one read of the input fewer; the default); "
                     "--no-one-pass-statistics reads the input again for it, as written");
+  command->add_flag("--online-softmax,!--no-online-softmax", options->online_softmax,
+                    "cpu: a softmax's sum folds in the pass of its max as a running max and a "
+                    "rescaled sum where that saves reads (the default); --no-online-softmax "
+                    "keeps the two passes, as written");
   return [options]() -> int {
     absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloFile(options->file);
     if (!modules.ok()) return Fail(modules.status());
@@ -55,6 +60,7 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
     plan_options.explorer = options->explorer;
     plan_options.device = *device;
     plan_options.one_pass_statistics = options->one_pass_statistics;
+    plan_options.online_softmax = options->online_softmax;
     for (std::unique_ptr<Module>& module : *modules) {
       absl::Status passed = RunPassSpec(*module, options->passes);
       if (!passed.ok()) return Fail(passed);

@@ -49,6 +49,7 @@ struct RunOptions {
   bool excess_precision = true;  // XLA's default too
   bool no_epilogues = false;
   bool one_pass_statistics = true;
+  bool online_softmax = true;
 };
 
 // Seconds from the command's start to a runnable module, by phase.
@@ -206,6 +207,7 @@ absl::StatusOr<Literal> RunCompiled(const RunOptions& options, const StartUp& st
   cpu_options.plan.excess_precision = options.excess_precision;
   cpu_options.plan.library_epilogues = !options.no_epilogues;
   cpu_options.plan.one_pass_statistics = options.one_pass_statistics;
+  cpu_options.plan.online_softmax = options.online_softmax;
   absl::StatusOr<compiler::Compiled<runtime::Executable>> compiled =
       compiler::CompileForCpu(module, cpu_options);
   if (!compiled.ok()) return compiled.status();
@@ -348,6 +350,10 @@ std::function<int()> AddRunCommand(CLI::App& app) {
                     "cpu: a variance's sum of squared deviations folds in the pass of the mean it "
                     "is centred on (one read of the input fewer; the default); "
                     "--no-one-pass-statistics reads the input again for it, as written");
+  command->add_flag("--online-softmax,!--no-online-softmax", options->online_softmax,
+                    "cpu: a softmax's sum folds in the pass of its max as a running max and a "
+                    "rescaled sum where the cost model says that saves reads (rows past a tile; "
+                    "the default); --no-online-softmax keeps the two passes, as written");
   command->add_flag("--excess-precision,!--no-excess-precision", options->excess_precision,
                     "cpu: keep bf16/f16 arithmetic in f32 inside a kernel, rounding where a "
                     "value is stored (the default, as XLA's); with --no-excess-precision every "

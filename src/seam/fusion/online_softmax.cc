@@ -1,0 +1,131 @@
+#include "seam/fusion/online_softmax.h"
+
+#include <algorithm>
+
+namespace seam::fusion {
+namespace {
+
+std::optional<Opcode> Combiner(const Instruction& reduce) {
+  const Computation* reducer = reduce.attrs().to_apply.value_or(nullptr);
+  if (reducer == nullptr) return std::nullopt;
+  return AsBinaryReducer(*reducer);
+}
+
+IntList SortedDims(const Instruction& i) {
+  IntList dims = i.attrs().dimensions.value_or(IntList{});
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+// Whether broadcast `b` lays its operand out in row-major order over
+// exactly the dimensions of its shape that `reduced` leaves: constant
+// along the reduced ones, the kept ones in order.
+bool SpreadsAlongReduced(const Instruction& b, const IntList& reduced) {
+  if (b.opcode() != Opcode::kBroadcast) return false;
+  IntList kept;
+  for (int64_t d = 0; d < b.shape().rank(); ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) kept.push_back(d);
+  }
+  return b.attrs().dimensions.value_or(IntList{}) == kept;
+}
+
+// `i` through reshapes and broadcasts that keep its elements in row-major
+// order (size-1 dimensions added or dropped): what it was made from.
+const Instruction* ThroughLayoutChanges(const Instruction* i) {
+  const int64_t elements = i->shape().ArrayElementCount();
+  while (i->operand_count() == 1 && i->operand(0)->shape().ArrayElementCount() == elements) {
+    if (i->opcode() == Opcode::kBroadcast) {
+      const IntList& dims = i->attrs().dimensions.value_or(IntList{});
+      if (!std::is_sorted(dims.begin(), dims.end())) break;
+    } else if (i->opcode() != Opcode::kReshape) {
+      break;
+    }
+    i = i->operand(0);
+  }
+  return i;
+}
+
+// The group whose only dominant is `d`, or -1.
+int GroupLedBy(const Kernel& kernel, const Instruction* d) {
+  for (size_t g = 0; g < kernel.groups.size(); ++g) {
+    if (kernel.groups[g].dominant == d && kernel.groups[g].sub_dominants.empty()) {
+      return static_cast<int>(g);
+    }
+  }
+  return -1;
+}
+
+// Whether the groups fold the same whole rows, a task's rows in one loop.
+bool SameWholeRows(const ThreadMapping& a, const ThreadMapping& b) {
+  return a.kind == MappingKind::kRow && b.kind == MappingKind::kRow && a.rows == b.rows &&
+         a.row_length == b.row_length && a.blocks_per_row == 1 && b.blocks_per_row == 1 &&
+         a.rows_per_block == b.rows_per_block;
+}
+
+}  // namespace
+
+std::optional<ShiftedExpSum> MatchShiftedExpSum(const Instruction& reduce) {
+  if (reduce.opcode() != Opcode::kReduce || reduce.operand_count() != 2 ||
+      Combiner(reduce) != Opcode::kAdd) {
+    return std::nullopt;
+  }
+  const DType type = reduce.shape().dtype();
+  if (type != DType::kF32 && type != DType::kF64) return std::nullopt;
+  const Instruction* exp = reduce.operand(0);
+  if (exp->opcode() != Opcode::kExp || exp->operand(0)->opcode() != Opcode::kSubtract) {
+    return std::nullopt;
+  }
+  const Instruction* shifted = exp->operand(0);
+  const Instruction* x = shifted->operand(0);
+  const IntList reduced = SortedDims(reduce);
+  if (!SpreadsAlongReduced(*shifted->operand(1), reduced)) return std::nullopt;
+  const Instruction* max = ThroughLayoutChanges(shifted->operand(1)->operand(0));
+  if (max->opcode() != Opcode::kReduce || max->operand_count() != 2 ||
+      Combiner(*max) != Opcode::kMaximum || max->operand(0) != x || SortedDims(*max) != reduced ||
+      max->shape().dtype() != type) {
+    return std::nullopt;
+  }
+  return ShiftedExpSum{exp, max};
+}
+
+absl::flat_hash_set<const Instruction*> OnlineSoftmaxExps(const Kernel& kernel,
+                                                          const target::DeviceSpec& device) {
+  absl::flat_hash_set<const Instruction*> exps;
+  if (device.is_gpu()) return exps;
+  for (const Group& sum : kernel.groups) {
+    std::optional<ShiftedExpSum> matched = MatchShiftedExpSum(*sum.dominant);
+    if (!matched) continue;
+    const int host = GroupLedBy(kernel, matched->max);
+    if (host >= 0 && SameWholeRows(kernel.groups[host].mapping, sum.mapping) &&
+        std::find(kernel.outputs.begin(), kernel.outputs.end(), matched->exp) ==
+            kernel.outputs.end()) {
+      exps.insert(matched->exp);
+    }
+  }
+  return exps;
+}
+
+std::vector<OnlineSoftmax> ChooseOnlineSoftmax(const Kernel& kernel,
+                                               const target::DeviceSpec& device) {
+  std::vector<OnlineSoftmax> chosen;
+  if (device.is_gpu()) return chosen;
+  for (size_t g = 0; g < kernel.groups.size(); ++g) {
+    const Group& sum = kernel.groups[g];
+    std::optional<ShiftedExpSum> matched = MatchShiftedExpSum(*sum.dominant);
+    if (!matched || !sum.sub_dominants.empty()) continue;
+    const int host = GroupLedBy(kernel, matched->max);
+    if (host < 0 || host >= static_cast<int>(g) ||
+        !SameWholeRows(kernel.groups[host].mapping, sum.mapping)) {
+      continue;
+    }
+    // The exps are recomputed where they are read, not passed on.
+    const bool passed_on = std::any_of(kernel.groups.begin(), kernel.groups.end(), [&](auto& h) {
+      return h.dominant == matched->exp || std::find(h.sub_dominants.begin(), h.sub_dominants.end(),
+                                                     matched->exp) != h.sub_dominants.end();
+    });
+    if (!passed_on) chosen.push_back({static_cast<int>(g), host});
+  }
+  return chosen;
+}
+
+}  // namespace seam::fusion
