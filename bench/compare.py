@@ -4,7 +4,7 @@ torch.compile (Inductor) and Seam side by side, in one run, with the same
 thread count, and writes a markdown table, a JSON file with every raw number
 and a PNG plot.
 
-  python3 bench/compare.py                                  all 10 workloads, CPU
+  python3 bench/compare.py                                  all 11 workloads, CPU
   python3 bench/compare.py --workloads rms_norm,bias_gelu --repeat 3
   python3 bench/compare.py --check-only                     JAX vs torch numerics on small shapes
   python3 bench/compare.py --help                           every option
@@ -53,8 +53,8 @@ MAKE_WORKLOADS = os.path.join(ROOT, "bench", "workloads", "make_workloads.py")
 WORKLOAD_DIR = os.path.join(ROOT, "bench", "workloads")
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 ALL_WORKLOADS = ["attention_softmax", "bias_gelu", "dropout_residual_layernorm",
-                 "layernorm_backward", "rms_norm", "dien_rows", "batchnorm_relu_nchw",
-                 "column_reduce", "adam", "lamb"]
+                 "layernorm_backward", "rms_norm", "vocab_log_softmax", "dien_rows",
+                 "batchnorm_relu_nchw", "column_reduce", "adam", "lamb"]
 
 
 def parse_args(argv):

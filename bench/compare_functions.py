@@ -61,6 +61,11 @@ def rms_norm(x, weight):
   return (xf * torch.rsqrt(ms + 1e-6) * weight.float()).to(torch.bfloat16)
 
 
+@twin("vocab_log_softmax")
+def vocab_log_softmax(logits):
+  return torch.log_softmax(logits, dim=-1)
+
+
 @twin("dien_rows")
 def dien_rows(scores, gate):
   return torch.softmax(scores, dim=-1) * torch.sigmoid(gate)

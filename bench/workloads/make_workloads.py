@@ -160,6 +160,16 @@ def rms_norm(x, weight):
   return (xf * jax.lax.rsqrt(ms + 1e-6) * weight.astype(F32)).astype(BF16)
 
 
+@workload("vocab_log_softmax", "transformer (LM head, Gemma-3-size vocabulary)",
+          "log-softmax over a 262144-word vocabulary for 64 tokens (the cross-entropy's "
+          "log-probabilities): x - max - log(sum(exp(x - max))); a row is 1 MB",
+          spec((64, 262144)))
+def vocab_log_softmax(logits):
+  m = jnp.max(logits, axis=-1, keepdims=True)
+  shifted = logits - m
+  return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=-1, keepdims=True))
+
+
 # --- recommendation: many short rows -----------------------------------------
 
 @workload("dien_rows", "recommendation (DIEN-style many short irregular rows)",
