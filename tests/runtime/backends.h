@@ -4,13 +4,16 @@
 // NVRTC is. One entry point compiles and runs a module under a strategy.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "seam/compiler/cpu_compiler.h"
 #include "seam/compiler/cuda_compiler.h"
@@ -19,6 +22,7 @@
 #include "seam/eval/evaluator.h"
 #include "seam/runtime/cuda_executable.h"
 #include "seam/runtime/executable.h"
+#include "seam/runtime/jit.h"
 #include "seam/runtime/nvrtc.h"
 #include "seam/text/parser.h"
 #include "seam/text/source_file.h"
@@ -139,6 +143,24 @@ inline std::string CpuKernelsChecked(const std::string& text, const std::string&
   std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/5);
   ExpectSameAsInterpreter(*compiled->executable, *module, arguments);
   return ReadFile(options.dump_to + "/kernels.cc");
+}
+
+// The disassembly of `source` built as the JIT builds it.
+inline std::string Disassembly(const std::string& source, const std::string& name) {
+  const std::filesystem::path dir = ::testing::TempDir(), cc = dir / (name + ".cc"),
+                              object = dir / (name + ".o");
+  std::ofstream(cc) << source;
+  const runtime::CompilerOptions jit;
+  const std::string command =
+      absl::StrCat(jit.compiler, " ", absl::StrJoin(jit.flags, " "), " -w -c -o ", object.string(),
+                   " ", cc.string(), " && objdump -d --no-show-raw-insn ", object.string());
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
+  EXPECT_EQ(::pclose(pipe), 0) << command;
+  return out;
 }
 
 }  // namespace seam::testing

@@ -7,19 +7,14 @@
 // rather than test for it: the test made GCC copy the row loop for the
 // last task with its exps scalar. Results equal the interpreter's.
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "backends.h"
 #include "gtest/gtest.h"
-#include "seam/runtime/jit.h"
 
 namespace seam::runtime {
 namespace {
@@ -102,29 +97,11 @@ TEST(Prefetch, TheExpPassFetchesTheNextTasksRows) {
   EXPECT_TRUE(absl::StrContains(kernels, ", 1999) * 256, 256 * sizeof(b0[0]))")) << kernels;
 }
 
-// The disassembly of `source` built as the JIT builds it.
-std::string Disassembly(const std::string& source, const std::string& name) {
-  const std::filesystem::path dir = ::testing::TempDir(), cc = dir / (name + ".cc"),
-                              object = dir / (name + ".o");
-  std::ofstream(cc) << source;
-  const CompilerOptions jit;
-  const std::string command =
-      absl::StrCat(jit.compiler, " ", absl::StrJoin(jit.flags, " "), " -w -c -o ", object.string(),
-                   " ", cc.string(), " && objdump -d --no-show-raw-insn ", object.string());
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
-  EXPECT_EQ(::pclose(pipe), 0) << command;
-  return out;
-}
-
 TEST(Prefetch, TheExpPassStaysVectorizedForEveryTask) {
   const std::string source = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 256, 512),
                                                         "prefetch_vectorized", kSmallL2);
   ASSERT_TRUE(absl::StrContains(source, "seam_prefetch(b0")) << source;
-  const std::string code = Disassembly(source, "prefetch_vectorized");
+  const std::string code = testing::Disassembly(source, "prefetch_vectorized");
   ASSERT_FALSE(code.empty());
   // Vectorized loops call the twins by their vector-ABI names; only a
   // scalar loop calls the entry seam_exp_simd itself.

@@ -57,8 +57,10 @@ class CpuTraits : public TargetTraits {
   }
 
   void CloseLoop(const Loop& loop, CodeWriter& out) const override {
-    out.Indent(-2);
-    out.Line("}");
+    if (loop.role != LoopRole::kTasks || !loop.var.empty()) {
+      out.Indent(-2);
+      out.Line("}");
+    }
     if (loop.role == LoopRole::kTasks) {
       out.Indent(-2);
       out.Line("});");
@@ -94,7 +96,8 @@ class CpuTraits : public TargetTraits {
 
  private:
   // A pool loop over the tasks (on the calling thread alone unless split),
-  // each thread declaring the buffers and its own memory.
+  // each thread declaring the buffers and its own memory; without a
+  // variable, the body loops over [seam_begin, seam_end) itself.
   void OpenParallelLoop(const KernelIr& ir, const Loop& loop, CodeWriter& out) const {
     out.Line(absl::StrCat(loop.split ? "seam_parallel(seam_threads, " : "seam_serial(",
                           Spell(loop.end), ", [&](int64_t seam_begin, int64_t seam_end, int) {"));
@@ -118,6 +121,7 @@ class CpuTraits : public TargetTraits {
                               ">(seam_at, ", a.count, ");"));
       }
     }
+    if (loop.var.empty()) return;
     out.Line(absl::StrCat("for (int64_t ", loop.var, " = seam_begin; ", loop.var, " < seam_end; ++",
                           loop.var, ") {"));
     out.Indent(2);
