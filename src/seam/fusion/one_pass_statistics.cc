@@ -3,20 +3,12 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "seam/fusion/op_class.h"
 
 namespace seam::fusion {
 namespace {
 
-bool IsSum(const Instruction& reduce) {
-  const Computation* reducer = reduce.attrs().to_apply.value_or(nullptr);
-  return reducer != nullptr && AsBinaryReducer(*reducer) == Opcode::kAdd;
-}
-
-IntList ReducedDims(const Instruction& reduce) {
-  IntList dims = reduce.attrs().dimensions.value_or(IntList{});
-  std::sort(dims.begin(), dims.end());
-  return dims;
-}
+bool IsSum(const Instruction& reduce) { return ReduceCombiner(reduce) == Opcode::kAdd; }
 
 // Whether `b` is a broadcast none of whose operand's dimensions lies along
 // `reduced`: its value is constant along every reduced dimension.
@@ -32,7 +24,7 @@ bool ConstantAlong(const Instruction& b, const IntList& reduced) {
 // contiguous run each (outer, kept) position folds.
 int64_t RunLength(const Instruction& reduce) {
   const std::vector<int64_t>& dims = reduce.operand(0)->shape().dims();
-  const IntList reduced = ReducedDims(reduce);
+  const IntList reduced = SortedReducedDims(reduce);
   int64_t run = 1;
   for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
     if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) break;
@@ -47,7 +39,7 @@ int64_t RunLength(const Instruction& reduce) {
 // finds it in cache.
 bool FoldsRuns(const Instruction& reduce) {
   const int rank = reduce.operand(0)->shape().rank();
-  const IntList reduced = ReducedDims(reduce);
+  const IntList reduced = SortedReducedDims(reduce);
   return !reduced.empty() && static_cast<int>(reduced.size()) < rank && reduced.back() == rank - 1;
 }
 
@@ -65,7 +57,7 @@ std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce) {
   }
   const Instruction* deviation = square->operand(0);
   if (deviation->opcode() != Opcode::kSubtract) return std::nullopt;
-  const IntList reduced = ReducedDims(reduce);
+  const IntList reduced = SortedReducedDims(reduce);
   for (int k : {1, 0}) {
     const Instruction* center = deviation->operand(k);
     if (ConstantAlong(*center, reduced)) return CenteredSquares{deviation->operand(1 - k), center};
@@ -120,7 +112,7 @@ std::vector<OnePassStatistic> ChooseOnePassStatistics(const Kernel& kernel,
           sum(&r) && std::all_of(host.sub_dominants.begin(), host.sub_dominants.end(), sum);
       if (!sums_only || riders.contains(&r) || !FoldsIntoPartials(host) ||
           r.operand(0)->shape().dims() != d.operand(0)->shape().dims() ||
-          ReducedDims(r) != ReducedDims(d)) {
+          SortedReducedDims(r) != SortedReducedDims(d)) {
         continue;
       }
       chosen.push_back({static_cast<int>(g), static_cast<int>(h)});

@@ -2,20 +2,10 @@
 
 #include <algorithm>
 
+#include "seam/fusion/op_class.h"
+
 namespace seam::fusion {
 namespace {
-
-std::optional<Opcode> Combiner(const Instruction& reduce) {
-  const Computation* reducer = reduce.attrs().to_apply.value_or(nullptr);
-  if (reducer == nullptr) return std::nullopt;
-  return AsBinaryReducer(*reducer);
-}
-
-IntList SortedDims(const Instruction& i) {
-  IntList dims = i.attrs().dimensions.value_or(IntList{});
-  std::sort(dims.begin(), dims.end());
-  return dims;
-}
 
 // Whether broadcast `b` lays its operand out in row-major order over
 // exactly the dimensions of its shape that `reduced` leaves: constant
@@ -66,7 +56,7 @@ bool SameWholeRows(const ThreadMapping& a, const ThreadMapping& b) {
 
 std::optional<ShiftedExpSum> MatchShiftedExpSum(const Instruction& reduce) {
   if (reduce.opcode() != Opcode::kReduce || reduce.operand_count() != 2 ||
-      Combiner(reduce) != Opcode::kAdd) {
+      ReduceCombiner(reduce) != Opcode::kAdd) {
     return std::nullopt;
   }
   const DType type = reduce.shape().dtype();
@@ -77,11 +67,11 @@ std::optional<ShiftedExpSum> MatchShiftedExpSum(const Instruction& reduce) {
   }
   const Instruction* shifted = exp->operand(0);
   const Instruction* x = shifted->operand(0);
-  const IntList reduced = SortedDims(reduce);
+  const IntList reduced = SortedReducedDims(reduce);
   if (!SpreadsAlongReduced(*shifted->operand(1), reduced)) return std::nullopt;
   const Instruction* max = ThroughLayoutChanges(shifted->operand(1)->operand(0));
   if (max->opcode() != Opcode::kReduce || max->operand_count() != 2 ||
-      Combiner(*max) != Opcode::kMaximum || max->operand(0) != x || SortedDims(*max) != reduced ||
+      ReduceCombiner(*max) != Opcode::kMaximum || max->operand(0) != x || SortedReducedDims(*max) != reduced ||
       max->shape().dtype() != type) {
     return std::nullopt;
   }

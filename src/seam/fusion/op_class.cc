@@ -78,8 +78,7 @@ OpClass ClassifyReduce(const Instruction& reduce) {
   // row-major order, which the executor keeps.
   if (!AsBinaryReducer(**reduce.attrs().to_apply)) return OpClass::kStandalone;
   const Shape& in = reduce.operand(0)->shape();
-  IntList dims = reduce.attrs().dimensions.value_or(IntList{});
-  std::sort(dims.begin(), dims.end());
+  const IntList dims = SortedReducedDims(reduce);
   // Size-1 dimensions are neither kept nor reduced in any way that matters.
   std::vector<bool> reduced(in.rank(), false);
   for (int64_t d : dims) reduced[d] = true;
@@ -196,6 +195,18 @@ bool ReusesOperandElements(const Instruction& op, int k) {
   // predicate) applies to every element.
   return IsElementwise(op.opcode()) && op.operand(k)->shape().rank() == 0 &&
          op.shape().IsArray() && op.shape().rank() > 0;
+}
+
+std::optional<Opcode> ReduceCombiner(const Instruction& reduce) {
+  const Computation* reducer = reduce.attrs().to_apply.value_or(nullptr);
+  if (reducer == nullptr) return std::nullopt;
+  return AsBinaryReducer(*reducer);
+}
+
+IntList SortedReducedDims(const Instruction& reduce) {
+  IntList dims = reduce.attrs().dimensions.value_or(IntList{});
+  std::sort(dims.begin(), dims.end());
+  return dims;
 }
 
 }  // namespace seam::fusion

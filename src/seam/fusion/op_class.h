@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -50,6 +51,12 @@ struct ReductionShape {
   int64_t outer = 1;       // column reductions: kept elements above the reduced dims
 };
 ReductionShape GetReductionShape(const Instruction& reduce);
+
+// A reduce's reducer as the binary op it is (add, max...), if it is one.
+std::optional<Opcode> ReduceCombiner(const Instruction& reduce);
+
+// The dimensions a reduce folds, in increasing order.
+IntList SortedReducedDims(const Instruction& reduce);
 
 // Whether an element of the op's result reads its operand `k` at more than
 // one result element (broadcast, a reduce's init, pad's padding value...):
