@@ -1,7 +1,8 @@
 // Online softmax on the CPU: a softmax (and a log-softmax) over rows of a
 // 262144-word vocabulary folds its sum in its max's pass, the exps
 // recomputed by the output's pass, so the kernel reads x in two passes and
-// keeps no exps in memory. Rows where the max grows in every block, where
+// keeps no exps in memory; each block prefetches the next, and the exps
+// stay vectorized. Rows where the max grows in every block, where
 // the first blocks are all -inf, all -inf, +inf, NaN, and large values
 // give what the interpreter gives, NaNs where it has them.
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends.h"
 #include "gtest/gtest.h"
 
@@ -59,6 +61,18 @@ void ExpectOnlineAndExact(bool log) {
       << kernels;
   // x and y only: no exps in memory.
   EXPECT_FALSE(absl::StrContains(kernels, "seam_buffers[2]")) << kernels;
+  // The next block of the row asked for, the last one clamped.
+  EXPECT_TRUE(absl::StrContains(
+      kernels, "seam_prefetch(b0 + r * 262144 + std::min<int64_t>(ce, 260096), 2048 * sizeof"))
+      << kernels;
+  // The blocks' exps vectorized: only a scalar loop calls seam_exp_simd
+  // by its own name.
+  const std::string code = testing::Disassembly(kernels, name);
+  ASSERT_FALSE(code.empty());
+  for (absl::string_view line : absl::StrSplit(code, '\n')) {
+    EXPECT_FALSE(absl::StrContains(line, "call") && absl::StrContains(line, "<seam_exp_simd>"))
+        << line;
+  }
 }
 
 TEST(OnlineSoftmax, ASoftmaxOverAVocabularyEqualsTheInterpreter) { ExpectOnlineAndExact(false); }

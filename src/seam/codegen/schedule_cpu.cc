@@ -91,7 +91,8 @@ constexpr int64_t kPrefetchedRow = 16 << 10;
 
 // Elements of a row an online softmax's pass takes at a time: its block's
 // max, then its exps against the running max, read again from L1 (8 KB
-// of f32).
+// of f32), the next block prefetched meanwhile (a 1 MB row's pass: 6.8 ->
+// 5.4 ms).
 constexpr int64_t kOnlineBlock = 2048;
 
 // Whether every reduction of `s` is a sum of f32 or f64 (a half-precision
@@ -428,6 +429,17 @@ class CpuScheduler {
         {Compute::Scalar(host, {FinishRow{0, /*with_init=*/false}}, /*loads_only=*/true)});
     blocks.body.push_back({Statement{
         "if (acc0 != seam_max) seam_sum *= double(std::exp(seam_max - acc0)); seam_max = acc0;"}});
+    // The next block asked for while this one's exps are computed from L1
+    // (the last block asks for itself again: a test of the block would
+    // have GCC copy the loop with its exps scalar, see ParallelLoops).
+    if (length > kOnlineBlock) {
+      for (int buffer : RowInputs(host)) {
+        const std::string b = absl::StrCat("b", buffer);
+        blocks.body.push_back({Statement{absl::StrCat(
+            "seam_prefetch(", b, " + r * ", length, " + std::min<int64_t>(ce, ",
+            length - kOnlineBlock, "), ", kOnlineBlock, " * sizeof(", b, "[0]));")}});
+      }
+    }
     Body sum_block;
     sum_block.push_back({Statement{absl::StrCat(type, " seam_block = 0;")}});
     Loop exps = Loop::Simd("c", "cb", "ce", {{"+", "seam_block"}});
