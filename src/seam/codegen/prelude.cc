@@ -174,6 +174,19 @@ inline int64_t seam_order_key(double v) {
 }
 inline float seam_from_order_key(int32_t k) { return std::bit_cast<float>(seam_order_key(std::bit_cast<float>(k))); }
 inline double seam_from_order_key(int64_t k) { return std::bit_cast<double>(seam_order_key(std::bit_cast<double>(k))); }
+
+// A select of floats as a bit mask: GCC turns `c ? a : b` whose condition
+// is the same for every lane (a LAMB trust ratio's) into a choice between
+// lane values it then cannot vectorize once it has moved a product into
+// both arms; LAMB's bf16 output pass ran scalar. The mask picks the same bits.
+inline float seam_select(bool c, float a, float b) {
+  const uint32_t m = uint32_t(0) - uint32_t(c);
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(a) & m) | (std::bit_cast<uint32_t>(b) & ~m));
+}
+inline double seam_select(bool c, double a, double b) {
+  const uint64_t m = uint64_t(0) - uint64_t(c);
+  return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & m) | (std::bit_cast<uint64_t>(b) & ~m));
+}
 }  // namespace
 
 // Reductions OpenMP may vectorize: maximum and minimum for every compute type.

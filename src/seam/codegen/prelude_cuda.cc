@@ -39,6 +39,9 @@ inline float seam_expm1(float x) { return ::expm1f(x); }
 inline float seam_log1p(float x) { return ::log1pf(x); }
 inline float seam_erf(float x) { return ::erff(x); }
 inline int64_t seam_imin(int64_t a, int64_t b) { return a < b ? a : b; }
+// The CPU's is a bit mask, for its vectorizer; a GPU thread selects.
+inline float seam_select(bool c, float a, float b) { return c ? a : b; }
+inline double seam_select(bool c, double a, double b) { return c ? a : b; }
 
 // One butterfly step of a warp reduction: lane i gets lane (i ^ mask)'s v.
 template <typename T>

@@ -244,6 +244,10 @@ absl::StatusOr<ScalarCode> ScalarCodeOf(const Instruction& op, const std::vector
     case Opcode::kReducePrecision:
       return ReducePrecision(op, args[0]);
     case Opcode::kSelect:
+      // Floats (half types compute in float) by the prelude's seam_select.
+      if (IsFloatType(out)) {
+        return Branchy(absl::StrCat("seam_select(", args[0], ", ", args[1], ", ", args[2], ")"));
+      }
       return Branchy(absl::StrCat("(", args[0], " ? ", args[1], " : ", args[2], ")"));
     case Opcode::kClamp:
       if (IsFloatType(out)) {
