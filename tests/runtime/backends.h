@@ -14,6 +14,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "seam/compiler/cpu_compiler.h"
 #include "seam/compiler/cuda_compiler.h"
@@ -161,6 +163,22 @@ inline std::string Disassembly(const std::string& source, const std::string& nam
   while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
   EXPECT_EQ(::pclose(pipe), 0) << command;
   return out;
+}
+
+// The calls in `source`, built as the JIT builds it, of the scalar entry of
+// the exp twins: vectorized loops call the twins by their vector-ABI names,
+// so each such call is a loop left scalar. Empty when there are none (a
+// failed expectation when it does not build).
+inline std::vector<std::string> ScalarExpCalls(const std::string& source, const std::string& name) {
+  const std::string code = Disassembly(source, name);
+  EXPECT_FALSE(code.empty());
+  std::vector<std::string> calls;
+  for (absl::string_view line : absl::StrSplit(code, '\n')) {
+    if (absl::StrContains(line, "call") && absl::StrContains(line, "<seam_exp_simd>")) {
+      calls.emplace_back(line);
+    }
+  }
+  return calls;
 }
 
 }  // namespace seam::testing
