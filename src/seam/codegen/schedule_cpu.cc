@@ -243,24 +243,18 @@ class CpuScheduler {
       ++pass;
     }
     if (pass == end) return;
+    // Long rows stream through the hardware prefetcher within a pass; a
+    // row asked for at once past 16 KB fills the line-fill buffers.
     absl::flat_hash_set<int> read;
     int64_t bytes = 0;
     for (size_t k = begin; k < end; ++k) {
       for (int buffer : RowInputs(k)) {
         const KernelBuffer& b = ir_.buffers[buffer];
+        if (ir_.stages[k].RowLength() * DTypeByteSize(b.dtype) > kPrefetchedRow) return;
         if (read.insert(buffer).second) bytes += b.elements * DTypeByteSize(b.dtype);
       }
     }
     if (bytes <= device_.onchip_bytes_per_unit * device_.units) return;
-    // Long rows stream through the hardware prefetcher within a pass; a
-    // row asked for at once past 16 KB fills the line-fill buffers.
-    for (size_t k = begin; k < end; ++k) {
-      for (int buffer : RowInputs(k)) {
-        if (ir_.stages[k].RowLength() * DTypeByteSize(ir_.buffers[buffer].dtype) > kPrefetchedRow) {
-          return;
-        }
-      }
-    }
     std::vector<Node> ahead;
     std::vector<int> seen;
     auto ask = [&](size_t k, bool next_task) {

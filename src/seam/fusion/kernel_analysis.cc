@@ -732,8 +732,10 @@ class Analysis {
 
 }  // namespace
 
-void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
-                   const AnalysisOptions& options) {
+namespace {
+
+// Everything AnalyzeKernel fills in, emptied.
+void ClearAnalysis(Kernel& kernel) {
   kernel.inputs.clear();
   kernel.groups.clear();
   kernel.edges.clear();
@@ -742,6 +744,13 @@ void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
   kernel.cost = Cost{};
   kernel.grid_barriers = 0;
   kernel.onchip_bytes = 0;
+}
+
+}  // namespace
+
+void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
+                   const AnalysisOptions& options) {
+  ClearAnalysis(kernel);
   Analysis(kernel, device, options).Run();
   if (!options.online_softmax || options.recompute_expensive) return;
   // Online softmax: analyzed again with the exps its sums fold recomputed,
@@ -749,12 +758,7 @@ void AnalyzeKernel(Kernel& kernel, const target::DeviceSpec& device,
   absl::flat_hash_set<const Instruction*> exps = OnlineSoftmaxExps(kernel, device);
   if (exps.empty()) return;
   Kernel online = kernel;
-  online.inputs.clear();
-  online.groups.clear();
-  online.edges.clear();
-  online.one_pass.clear();
-  online.grid_barriers = 0;
-  online.onchip_bytes = 0;
+  ClearAnalysis(online);
   Analysis(online, device, options, std::move(exps)).Run();
   online.online_softmax = ChooseOnlineSoftmax(online, device);
   if (online.online_softmax.empty()) return;

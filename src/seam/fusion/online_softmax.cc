@@ -52,6 +52,21 @@ bool SameWholeRows(const ThreadMapping& a, const ThreadMapping& b) {
          a.rows_per_block == b.rows_per_block;
 }
 
+// Group g when it is a sum of shifted exps whose max leads a group of its
+// own over the same whole rows: that group (`host`) and the exps.
+struct SumBeside {
+  int host = -1;
+  const Instruction* exp = nullptr;
+};
+std::optional<SumBeside> SumBesideItsMax(const Kernel& kernel, size_t g) {
+  const Group& sum = kernel.groups[g];
+  std::optional<ShiftedExpSum> matched = MatchShiftedExpSum(*sum.dominant);
+  if (!matched) return std::nullopt;
+  const int host = GroupLedBy(kernel, matched->max);
+  if (host < 0 || !SameWholeRows(kernel.groups[host].mapping, sum.mapping)) return std::nullopt;
+  return SumBeside{host, matched->exp};
+}
+
 }  // namespace
 
 std::optional<ShiftedExpSum> MatchShiftedExpSum(const Instruction& reduce) {
@@ -71,8 +86,8 @@ std::optional<ShiftedExpSum> MatchShiftedExpSum(const Instruction& reduce) {
   if (!SpreadsAlongReduced(*shifted->operand(1), reduced)) return std::nullopt;
   const Instruction* max = ThroughLayoutChanges(shifted->operand(1)->operand(0));
   if (max->opcode() != Opcode::kReduce || max->operand_count() != 2 ||
-      ReduceCombiner(*max) != Opcode::kMaximum || max->operand(0) != x || SortedReducedDims(*max) != reduced ||
-      max->shape().dtype() != type) {
+      ReduceCombiner(*max) != Opcode::kMaximum || max->operand(0) != x ||
+      SortedReducedDims(*max) != reduced || max->shape().dtype() != type) {
     return std::nullopt;
   }
   return ShiftedExpSum{exp, max};
@@ -82,14 +97,11 @@ absl::flat_hash_set<const Instruction*> OnlineSoftmaxExps(const Kernel& kernel,
                                                           const target::DeviceSpec& device) {
   absl::flat_hash_set<const Instruction*> exps;
   if (device.is_gpu()) return exps;
-  for (const Group& sum : kernel.groups) {
-    std::optional<ShiftedExpSum> matched = MatchShiftedExpSum(*sum.dominant);
-    if (!matched) continue;
-    const int host = GroupLedBy(kernel, matched->max);
-    if (host >= 0 && SameWholeRows(kernel.groups[host].mapping, sum.mapping) &&
-        std::find(kernel.outputs.begin(), kernel.outputs.end(), matched->exp) ==
-            kernel.outputs.end()) {
-      exps.insert(matched->exp);
+  for (size_t g = 0; g < kernel.groups.size(); ++g) {
+    std::optional<SumBeside> sum = SumBesideItsMax(kernel, g);
+    if (sum &&
+        std::find(kernel.outputs.begin(), kernel.outputs.end(), sum->exp) == kernel.outputs.end()) {
+      exps.insert(sum->exp);
     }
   }
   return exps;
@@ -100,20 +112,16 @@ std::vector<OnlineSoftmax> ChooseOnlineSoftmax(const Kernel& kernel,
   std::vector<OnlineSoftmax> chosen;
   if (device.is_gpu()) return chosen;
   for (size_t g = 0; g < kernel.groups.size(); ++g) {
-    const Group& sum = kernel.groups[g];
-    std::optional<ShiftedExpSum> matched = MatchShiftedExpSum(*sum.dominant);
-    if (!matched || !sum.sub_dominants.empty()) continue;
-    const int host = GroupLedBy(kernel, matched->max);
-    if (host < 0 || host >= static_cast<int>(g) ||
-        !SameWholeRows(kernel.groups[host].mapping, sum.mapping)) {
+    std::optional<SumBeside> sum = SumBesideItsMax(kernel, g);
+    if (!sum || !kernel.groups[g].sub_dominants.empty() || sum->host >= static_cast<int>(g)) {
       continue;
     }
     // The exps are recomputed where they are read, not passed on.
     const bool passed_on = std::any_of(kernel.groups.begin(), kernel.groups.end(), [&](auto& h) {
-      return h.dominant == matched->exp || std::find(h.sub_dominants.begin(), h.sub_dominants.end(),
-                                                     matched->exp) != h.sub_dominants.end();
+      return h.dominant == sum->exp || std::find(h.sub_dominants.begin(), h.sub_dominants.end(),
+                                                 sum->exp) != h.sub_dominants.end();
     });
-    if (!passed_on) chosen.push_back({static_cast<int>(g), host});
+    if (!passed_on) chosen.push_back({static_cast<int>(g), sum->host});
   }
   return chosen;
 }
