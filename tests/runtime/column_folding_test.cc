@@ -3,8 +3,10 @@
 // the partial per row held it to 20 GB/s), then the chunk's last rows one
 // at a time; the partial folds the rows in their order, so a reducer that
 // is not associative folds as the interpreter does (ordered_reduction_test).
-// Chunks whose rows are not a multiple of four, sums, maxes and bf16 equal
-// the interpreter.
+// The chunks' partials then meet a block of kept elements at a time, each
+// chunk's across vector lanes into accumulator arrays, chunk after chunk
+// (so in the same order as one kept element at a time). Chunks whose rows
+// are not a multiple of four, sums, maxes and bf16 equal the interpreter.
 #include <string>
 
 #include "absl/strings/match.h"
@@ -37,6 +39,19 @@ TEST(ColumnFolding, FourRowsAStepThroughARegisterThenTheRest) {
   EXPECT_TRUE(absl::StrContains(kernels, "float fold0 = part0[p];")) << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "part0[p] = fold0;")) << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "const int64_t x0 = (q + 3);")) << kernels;
+}
+
+TEST(ColumnFolding, PartialsMeetABlockOfKeptElementsAcrossLanes) {
+  const std::string kernels =
+      testing::CpuKernelsChecked(ColumnSumAndMax("f32", 128), "column_combining");
+  EXPECT_TRUE(absl::StrContains(kernels, "float combined0[256];")) << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "for (int64_t chunk = 0; chunk < 2; ++chunk) {"))
+      << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "combined1[p - p0] = reducer1(combined1[p - p0], b"))
+      << kernels;
+  // 3000 kept elements: the last block holds 184.
+  EXPECT_TRUE(absl::StrContains(kernels, "const int64_t p1 = std::min<int64_t>(3000, p0 + 256);"))
+      << kernels;
 }
 
 TEST(ColumnFolding, ChunksOfAnyRowCountEqualTheInterpreter) {

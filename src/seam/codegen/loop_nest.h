@@ -157,6 +157,11 @@ struct FinishRow {  // a row's result stored at row `r`, the init folded in firs
 };
 struct CombinePartials {  // a partial reduction's result at kept element `p`
   int64_t units = 0, per_chunk = 0, kept = 0;
+  // kWhole: every chunk at once. The others take a block of kept elements
+  // from `p0` across vector lanes, the accumulators in arrays
+  // `combined<j>[p - p0]`: the init, one chunk's partial (`chunk`), the store.
+  enum class Part : uint8_t { kWhole, kInit, kChunk, kStore };
+  Part part = Part::kWhole;
 };
 // One-pass statistics (see fusion/one_pass_statistics.h): sums of
 // `value`'s deviations from `center` at the index, `sum += d` and, unless

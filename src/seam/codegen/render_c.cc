@@ -235,7 +235,7 @@ class Renderer {
 
   absl::Status Step(ElementalEmitter& e, const Stage& s, const Index&, const std::string&,
                     const CombinePartials& c) {
-    return EmitPartialCombine(ir_, s, c.units, c.per_chunk, c.kept, e, Storer({}));
+    return EmitPartialCombine(ir_, s, c.units, c.per_chunk, c.kept, c.part, e, Storer({}));
   }
 
   absl::Status Step(ElementalEmitter& e, const Stage&, const Index& index, const std::string&,

@@ -166,17 +166,31 @@ std::vector<bool> BarrierBeforePhase(const KernelIr& ir) {
 }
 
 absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t units,
-                                int64_t per_chunk, int64_t kept, ElementalEmitter& e,
-                                const StoreRoot& store) {
+                                int64_t per_chunk, int64_t kept, CombinePartials::Part part,
+                                ElementalEmitter& e, const StoreRoot& store) {
+  using Part = CombinePartials::Part;
   for (size_t j = 0; j < s.reductions.size(); ++j) {
     const Instruction* r = s.reductions[j];
-    SEAM_ASSIGN_OR_RETURN(std::string init, e.Value(r->operand(1), {}));
-    std::string acc = absl::StrCat("acc", j);
-    e.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
-    e.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units, "; ++chunk) ",
-                        acc, " = ", ReducerName(ir, r), "(", acc, ", b", ir.PartialsIndex(r),
-                        "[chunk * ", kept, " + p]);"));
-    store(e, r, "p", HalfResult(ir, r, acc));
+    const std::string partial = absl::StrCat("b", ir.PartialsIndex(r), "[chunk * ", kept, " + p]");
+    if (part == Part::kWhole) {
+      SEAM_ASSIGN_OR_RETURN(std::string init, e.Value(r->operand(1), {}));
+      std::string acc = absl::StrCat("acc", j);
+      e.Emit(absl::StrCat(ComputeType(r->shape().dtype()), " ", acc, " = ", init, ";"));
+      e.Emit(absl::StrCat("for (int64_t chunk = 0; chunk * ", per_chunk, " < ", units,
+                          "; ++chunk) ", acc, " = ", ReducerName(ir, r), "(", acc, ", ", partial,
+                          ");"));
+      store(e, r, "p", HalfResult(ir, r, acc));
+      continue;
+    }
+    const std::string acc = absl::StrCat("combined", j, "[p - p0]");
+    if (part == Part::kInit) {
+      SEAM_ASSIGN_OR_RETURN(std::string init, e.Value(r->operand(1), {}));
+      e.Emit(absl::StrCat(acc, " = ", init, ";"));
+    } else if (part == Part::kChunk) {
+      e.Emit(absl::StrCat(acc, " = ", ReducerName(ir, r), "(", acc, ", ", partial, ");"));
+    } else {
+      store(e, r, "p", HalfResult(ir, r, acc));
+    }
   }
   return absl::OkStatus();
 }

@@ -98,10 +98,11 @@ std::vector<bool> BarrierBeforePhase(const KernelIr& ir);
 // The combining phase of a partial reduction, for kept element `p`: each
 // reduce's init, then the partials of every non-empty chunk (`units` of
 // folded work, `per_chunk` to a chunk, `kept` partials per chunk) in
-// order, stored through `store`. Deterministic on every target.
+// order, stored through `store`; or the `part` of that (CombinePartials).
+// Deterministic on every target.
 absl::Status EmitPartialCombine(const KernelIr& ir, const Stage& s, int64_t units,
-                                int64_t per_chunk, int64_t kept, ElementalEmitter& e,
-                                const StoreRoot& store);
+                                int64_t per_chunk, int64_t kept, CombinePartials::Part part,
+                                ElementalEmitter& e, const StoreRoot& store);
 
 // The combining phase of a sum of squared deviations folded as running
 // statistics (Stage::one_pass), for kept element `p`: the reduce's init,
