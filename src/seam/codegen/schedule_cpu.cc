@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/c_types.h"
+#include "seam/codegen/column_strips.h"
 #include "seam/codegen/emit_cpu.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/codegen/render_common.h"
@@ -131,6 +132,11 @@ class CpuScheduler {
     ir_.allocations.clear();
     AllocateTiles();
     AllocateStagingRows();
+    if (std::optional<ColumnStrips> strips = ColumnStripsOf(ir_, device_)) {
+      ColumnStripPhase(*strips);
+      ParallelLoops();
+      return absl::OkStatus();
+    }
     for (size_t k = 0; k < ir_.stages.size();) {
       size_t end = k + 1;
       while (end < ir_.stages.size() && ir_.stages[end].phase == ir_.stages[k].phase) ++end;
@@ -373,6 +379,50 @@ class CpuScheduler {
     }
   }
 
+  // The whole kernel as one loop over strips of columns (see ColumnStrips):
+  // each task folds its columns over every row and combines them at once,
+  // then runs the passes over the rows and over the kept elements on the
+  // same columns.
+  void ColumnStripPhase(const ColumnStrips& strips) {
+    int64_t elements = 0;
+    for (const Stage& s : ir_.stages) elements += s.Rows() * s.RowLength();
+    TaskLoop& loop = loops_.emplace_back(TaskLoop{0, "task", strips.tasks, elements, {}});
+    Body& body = loop.body;
+    body.push_back(Int("col0", absl::StrCat("task * ", strips.width)));
+    body.push_back(
+        Int("col1", Expr::Min(absl::StrCat(strips.columns), absl::StrCat("col0 + ", strips.width))));
+    bool streams = false;
+    for (size_t k = 0; k < ir_.stages.size(); ++k) {
+      const Stage& s = ir_.stages[k];
+      if (s.kind == LoopKind::kPartialReduce) {
+        body.push_back({Scope{StripFolding(k, strips)}});
+        continue;
+      }
+      body.push_back(RowsAlong(k, "0", absl::StrCat(s.Rows()), "col0", "col1"));
+      streams |= std::any_of(s.roots.begin(), s.roots.end(),
+                             [&](const Instruction* v) { return IsStaged(s, v); });
+    }
+    if (streams) body.push_back({StreamFence{}});
+  }
+
+  // A column strip's fold over every row into the first chunk's partials,
+  // combined right after (the only chunk).
+  Body StripFolding(size_t stage, const ColumnStrips& strips) {
+    const Stage& s = ir_.stages[stage];
+    const FoldSplit split = SplitFolded(s);
+    Body body;
+    body.push_back(Int("chunk", "0"));
+    body.push_back(Int("q0", "0"));
+    body.push_back(Int("q1", absl::StrCat(strips.rows)));
+    PartPointers(s, split.kept, body);
+    FoldRows(stage, split, "col0", "col1", body);
+    Loop combine = Loop::Serial("p", "col0", "col1");
+    combine.body.push_back(
+        {Compute::Scalar(stage, {CombinePartials{strips.rows, strips.rows, split.kept}})});
+    body.push_back({std::move(combine)});
+    return body;
+  }
+
   // Whether stage k is a softmax sum folded in its max's pass (online
   // softmax), that max among the phase's stages from `begin`.
   bool OnlineRider(size_t k, size_t begin) const {
@@ -484,17 +534,26 @@ class CpuScheduler {
     return {Scope{std::move(body)}};
   }
 
+  // Rows [r0, r1) of an elementwise stage, each its task's part.
   Node Elementwise(size_t stage, int64_t bpr) {
+    const int64_t length = ir_.stages[stage].RowLength();
+    const int64_t chunk = CeilDiv(length, bpr);
+    return RowsAlong(stage, "r0", "r1", absl::StrCat("part * ", chunk),
+                     Expr::Min(absl::StrCat(length), absl::StrCat("c0 + ", chunk)));
+  }
+
+  // Rows [r0, r1) of an elementwise stage, elements [c0, c1) of each (`c0`
+  // may use r; `c1` c0).
+  Node RowsAlong(size_t stage, Expr r0, Expr r1, Expr c0, Expr c1) {
     const Stage& s = ir_.stages[stage];
     const int64_t length = s.RowLength();
-    const int64_t chunk = CeilDiv(length, bpr);
     std::vector<const Instruction*> staged;
     for (const Instruction* v : s.roots) {
       if (IsStaged(s, v)) staged.push_back(v);
     }
-    Loop rows = Loop::Serial("r", "r0", "r1");
-    rows.body.push_back(Int("c0", absl::StrCat("part * ", chunk)));
-    rows.body.push_back(Int("c1", Expr::Min(absl::StrCat(length), absl::StrCat("c0 + ", chunk))));
+    Loop rows = Loop::Serial("r", std::move(r0), std::move(r1));
+    rows.body.push_back(Int("c0", std::move(c0)));
+    rows.body.push_back(Int("c1", std::move(c1)));
     Compute compute = Compute::At(stage, RowParts(s), absl::StrCat("r * ", length, " + c"),
                                   {StoreRoots{s.roots, staged}});
     if (staged.empty()) {
@@ -882,8 +941,13 @@ class CpuScheduler {
   // reduction's contiguous rows), kFoldedRowsAtOnce folded positions a
   // step and the rest one at a time.
   void ElementFolding(size_t stage, const FoldSplit& split) {
-    const Stage& s = ir_.stages[stage];
-    Body& body = FoldingChunks(s, split);
+    FoldRows(stage, split, "0", absl::StrCat(split.kept), FoldingChunks(ir_.stages[stage], split));
+  }
+
+  // Folded positions [q0, q1) of kept elements [p0, p1) into the partials
+  // at part<j>, kFoldedRowsAtOnce a step and the rest one at a time.
+  void FoldRows(size_t stage, const FoldSplit& split, const std::string& p0, const std::string& p1,
+                Body& body) {
     const std::string whole = absl::StrCat("q0 + (q1 - q0) / ", kFoldedRowsAtOnce, " * ",
                                            kFoldedRowsAtOnce);
     std::vector<std::string> rows;
@@ -891,27 +955,29 @@ class CpuScheduler {
       rows.push_back(k == 0 ? "q" : absl::StrCat("(q + ", k, ")"));
     }
     Loop steps = Loop::Serial("q", "q0", whole, absl::StrCat(kFoldedRowsAtOnce));
-    steps.body.push_back(FoldingLanes(stage, split, rows));
+    steps.body.push_back(FoldingLanes(stage, split, rows, p0, p1));
     body.push_back({std::move(steps)});
     Loop rest = Loop::Serial("q", whole, "q1");
-    rest.body.push_back(FoldingLanes(stage, split, {"q"}));
+    rest.body.push_back(FoldingLanes(stage, split, {"q"}, p0, p1));
     body.push_back({std::move(rest)});
   }
 
-  // The loop over the kept elements folding folded positions `rows` (index
-  // expressions, in order, the first possibly the chunk's first) into the
-  // partials, through locals: a partial is loaded and stored once for all
-  // of them, in the order of one at a time.
-  Node FoldingLanes(size_t stage, const FoldSplit& split, const std::vector<std::string>& rows) {
+  // The loop over kept elements [p0, p1) folding folded positions `rows`
+  // (index expressions, in order, the first possibly the chunk's first)
+  // into the partials, through locals: a partial is loaded and stored once
+  // for all of them, in the order of one at a time.
+  Node FoldingLanes(size_t stage, const FoldSplit& split, const std::vector<std::string>& rows,
+                    const std::string& p0, const std::string& p1) {
     const Stage& s = ir_.stages[stage];
     const int64_t kept = split.kept;
-    // Kept elements of several dims with a contiguous innermost one loop
-    // over that one inside the others: values indexed by the outer ones
-    // (a broadcast along rows) are then loaded once per inner run, not
-    // gathered per element through a division of p.
+    // All kept elements of several dims with a contiguous innermost one
+    // loop over that one inside the others: values indexed by the outer
+    // ones (a broadcast along rows) are then loaded once per inner run,
+    // not gathered per element through a division of p.
     const int64_t inner = split.kept_dims.empty() ? 1 : split.kept_dims.back();
-    const bool nested = kept > inner && !s.folded.back() && inner >= 8;
-    Loop lanes = Loop::Simd(nested ? "pi" : "p", "0", absl::StrCat(nested ? inner : kept));
+    const bool nested = kept > inner && !s.folded.back() && inner >= 8 && p0 == "0" &&
+                        p1 == absl::StrCat(kept);
+    Loop lanes = nested ? Loop::Simd("pi", "0", absl::StrCat(inner)) : Loop::Simd("p", p0, p1);
     if (nested) lanes.body.push_back(Int("p", absl::StrCat("po * ", inner, " + pi")));
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       lanes.body.push_back({Statement{absl::StrCat(PartialType(*s.reductions[j]), " fold", j,
