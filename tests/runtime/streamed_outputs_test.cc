@@ -2,7 +2,9 @@
 // a staged piece of a row, unless the stage writing them computes a
 // transcendental per element: its plain stores drain while it computes. A
 // softmax's output pass (a multiplication) streams; a tanh-GELU's pass
-// stores directly. Both equal the interpreter.
+// stores directly. Both equal the interpreter. So does an output of an
+// eighth of the cache or more from a kernel moving more than the cache
+// holds (the rest of its traffic evicts it).
 #include <string>
 
 #include "../common/hlo_text.h"
@@ -13,12 +15,21 @@
 namespace seam::runtime {
 namespace {
 
-// This host with a last-level cache of one byte: every output is past it.
-compiler::CpuOptions PastTheCache() {
+// This host with a last-level cache of `bytes` (one: every output is past it).
+compiler::CpuOptions PastTheCache(int64_t bytes = 1) {
   compiler::CpuOptions options;
-  options.plan.device.last_level_cache_bytes = 1;
+  options.plan.device.last_level_cache_bytes = bytes;
   return options;
 }
+
+// Two f32[2000,256] inputs (2,048,000 bytes each) added.
+constexpr char kSum[] = R"(HloModule sum
+ENTRY e {
+  x = f32[2000,256] parameter(0)
+  y = f32[2000,256] parameter(1)
+  ROOT z = f32[2000,256] add(x, y)
+}
+)";
 
 constexpr char kTanhGelu[] = R"(HloModule gelu
 ENTRY e {
@@ -48,6 +59,16 @@ TEST(StreamedOutputs, APassComputingATanhStoresDirectly) {
       testing::CpuKernelsChecked(kTanhGelu, "streamed_gelu", PastTheCache());
   EXPECT_TRUE(absl::StrContains(kernels, "seam_tanh")) << kernels;
   EXPECT_FALSE(absl::StrContains(kernels, "seam_stream_store(b")) << kernels;
+}
+
+TEST(StreamedOutputs, AnOutputTheKernelsOwnTrafficEvictsStreams) {
+  // 6.1 MB moved: a 2 MB output is past a 5 MB cache, not past a 16 MB one.
+  EXPECT_TRUE(absl::StrContains(
+      testing::CpuKernelsChecked(kSum, "streamed_sum_5mb", PastTheCache(5'000'000)),
+      "seam_stream_store(b2 + "));
+  EXPECT_FALSE(absl::StrContains(
+      testing::CpuKernelsChecked(kSum, "streamed_sum_16mb", PastTheCache(16'000'000)),
+      "seam_stream_store(b"));
 }
 
 }  // namespace

@@ -198,17 +198,29 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
                           in->shape().ElementCount().value_or(0), nullptr});
   }
   absl::flat_hash_set<const Instruction*> outputs(kernel.outputs.begin(), kernel.outputs.end());
+  auto bytes = [](const Instruction* v) {
+    return v->shape().ElementCount().value_or(0) * DTypeByteSize(v->shape().dtype());
+  };
+  int64_t traffic = 0;  // what the kernel reads and writes in memory
+  for (const Instruction* v : kernel.inputs) traffic += bytes(v);
+  for (const Instruction* v : kernel.outputs) traffic += bytes(v);
+  const int64_t cache = device.last_level_cache_bytes;
   for (const Instruction* out : kernel.outputs) {
     ir.storage[out] = Storage::kOutput;
     int64_t elements = out->shape().ElementCount().value_or(0);
-    // Streamed when larger than the last-level cache, and only with 4-byte
-    // or wider elements: the read-for-ownership it saves is per byte, the
-    // staging pass it costs per element, and 2-byte outputs come out behind
-    // (RMSNorm bf16 [8192,4096]: 5.6-6.1 ms streamed, 5.2-5.6 ms not).
+    // Streamed when the last-level cache will not hold it for its readers:
+    // larger than the cache, or an eighth of it or more in a kernel moving
+    // more than the cache holds (what the kernel reads and writes after it
+    // evicts most of it; seam bench, 4 rounds: layer norm backward's 25 MB
+    // dx, 75 MB moved, 32 MB of L3: 2.93-3.41 -> 2.80-3.06 ms). Only with
+    // 4-byte or wider elements: the read-for-ownership it saves is per
+    // byte, the staging pass it costs per element, and 2-byte outputs come
+    // out behind (RMSNorm bf16 [8192,4096]: 5.6-6.1 ms streamed, 5.2-5.6 ms
+    // not).
     const int element_bytes = DTypeByteSize(out->shape().dtype());
-    const int64_t cache = device.last_level_cache_bytes;
+    const bool evicted = bytes(out) > cache || (traffic > cache && bytes(out) >= cache / 8);
     bool past_cache = cache > 0 && out->shape().dtype() != DType::kPred && element_bytes >= 4 &&
-                      elements * element_bytes > cache;
+                      evicted;
     ir.buffers.push_back({out, Storage::kOutput, out->shape().dtype(), elements, nullptr, past_cache});
   }
   for (size_t k = 0; k < ir.stages.size(); ++k) {
