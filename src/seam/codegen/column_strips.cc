@@ -66,7 +66,7 @@ class ColumnReads {
   // at column c of its own.
   bool KeepsColumn(const Instruction& v, int k) const {
     const Instruction& operand = *v.operand(k);
-    if (!HasColumns(operand)) return false;
+    if (!HasColumns(v) || !HasColumns(operand)) return false;
     const std::vector<int64_t>& out = v.shape().dims();
     const std::vector<int64_t>& in = operand.shape().dims();
     switch (v.opcode()) {
@@ -118,13 +118,13 @@ std::optional<Pass> PassOf(const Stage& s, int64_t rows, int64_t columns) {
 }
 
 // Whether stage `s` reads what other stages write only at its own columns.
-bool ReadsOwnColumns(const KernelIr& ir, const Stage& s, Pass pass, int64_t columns) {
+bool ReadsOwnColumns(const KernelIr& ir, const Stage& s, int64_t columns) {
   ColumnReads reads(ir, s, columns);
   for (const Instruction* root : s.roots) {
     if (root->opcode() == Opcode::kReduce) {
       if (!reads.Check(root->operand(0), true) || !reads.Check(root->operand(1), false))
         return false;
-    } else if (!reads.Check(root, pass != Pass::kFold || reads.HasColumns(*root))) {
+    } else if (!reads.Check(root, reads.HasColumns(*root))) {
       return false;
     }
   }
@@ -145,7 +145,7 @@ std::optional<ColumnStrips> ColumnStripsOf(const KernelIr& ir, const target::Dev
   bool rows_after_fold = false;
   for (auto s = ir.stages.begin(); s != ir.stages.end(); ++s) {
     std::optional<Pass> pass = PassOf(*s, strips.rows, strips.columns);
-    if (!pass || !ReadsOwnColumns(ir, *s, *pass, strips.columns)) return std::nullopt;
+    if (!pass || !ReadsOwnColumns(ir, *s, strips.columns)) return std::nullopt;
     rows_after_fold |= *pass == Pass::kRows && s > fold;
   }
   if (!rows_after_fold) return std::nullopt;
