@@ -320,9 +320,16 @@ class CpuScheduler {
     return std::max<int64_t>(1, CeilDiv(s.RowLength(), PhaseBlocksPerRow(ir_, s.phase)));
   }
 
-  // Rows are staged and streamed a piece at a time: 4096 elements (16 KB
-  // of f32) stay in L1 between the write and the stream.
-  int64_t StagePiece(const Stage& s) const { return std::min<int64_t>(4096, StagedChunk(s)); }
+  // Rows are staged and streamed a piece at a time: 16 KB of pieces, the
+  // stage's staged roots together, stay in L1 between the write and the
+  // stream (4096 f32 of one root; an Adam step's six outputs, 4096 each,
+  // spilled to L2).
+  int64_t StagePiece(const Stage& s) const {
+    int64_t staged = 0;
+    for (const Instruction* v : s.roots) staged += IsStaged(s, v);
+    const int64_t piece = std::max<int64_t>(256, 4096 / std::max<int64_t>(1, staged) / 64 * 64);
+    return std::min<int64_t>(piece, StagedChunk(s));
+  }
 
   // Staged when streamed (see KernelBuffer::streamed) and written
   // contiguously row by row, by a stage without a transcendental per
