@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "backends.h"
 #include "gtest/gtest.h"
 
@@ -42,16 +43,25 @@ TEST(ColumnFolding, FourRowsAStepThroughARegisterThenTheRest) {
 }
 
 TEST(ColumnFolding, PartialsMeetABlockOfKeptElementsAcrossLanes) {
+  compiler::CpuOptions two_cores;
+  two_cores.plan.device.units = 2;
   const std::string kernels =
-      testing::CpuKernelsChecked(ColumnSumAndMax("f32", 128), "column_combining");
+      testing::CpuKernelsChecked(ColumnSumAndMax("f32", 128), "column_combining", two_cores);
   EXPECT_TRUE(absl::StrContains(kernels, "float combined0[256];")) << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "for (int64_t chunk = 0; chunk < 2; ++chunk) {"))
       << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "combined1[p - p0] = reducer1(combined1[p - p0], b"))
       << kernels;
-  // 3000 kept elements: the last block holds 184.
+  // 3000 kept elements, at least 4 blocks a core: blocks of 256, the last
+  // holding 184.
   EXPECT_TRUE(absl::StrContains(kernels, "const int64_t p1 = std::min<int64_t>(3000, p0 + 256);"))
       << kernels;
+  // 768 kept elements: blocks of 96.
+  const std::string narrow = testing::CpuKernelsChecked(
+      absl::StrReplaceAll(ColumnSumAndMax("f32", 128), {{"3000", "768"}}), "column_combining_768",
+      two_cores);
+  EXPECT_TRUE(absl::StrContains(narrow, "const int64_t p1 = std::min<int64_t>(768, p0 + 96);"))
+      << narrow;
 }
 
 TEST(ColumnFolding, ChunksOfAnyRowCountEqualTheInterpreter) {

@@ -87,7 +87,7 @@ constexpr int64_t kSumLanes = 16;
 // the partial per row held a 128-row column reduction's folding to 20 GB/s.
 constexpr int64_t kFoldedRowsAtOnce = 4;
 
-// Kept elements a task of a combining phase takes.
+// Kept elements a task of a combining phase takes, at the most.
 constexpr int64_t kCombinedAtOnce = 256;
 
 // Bytes of a row a prefetching pass asks for at once, at the most.
@@ -709,12 +709,15 @@ class CpuScheduler {
     using Part = CombinePartials::Part;
     const Stage& s = ir_.stages[stage];
     const int64_t kept = combine.kept;
+    // Blocks of at most kCombinedAtOnce, a few per core (768 columns in 3
+    // blocks would leave one of two cores a third of the work).
+    const int64_t per_core = CeilDiv(kept, 4 * std::max<int64_t>(1, device_.units));
+    const int64_t block = std::clamp<int64_t>(CeilDiv(per_core, 16) * 16, 16, kCombinedAtOnce);
     TaskLoop& loop = loops_.emplace_back(
-        TaskLoop{s.phase + 1, "block", CeilDiv(kept, kCombinedAtOnce), elements, {}});
+        TaskLoop{s.phase + 1, "block", CeilDiv(kept, block), elements, {}});
     Body& body = loop.body;
-    body.push_back(Int("p0", absl::StrCat("block * ", kCombinedAtOnce)));
-    body.push_back(
-        Int("p1", Expr::Min(absl::StrCat(kept), absl::StrCat("p0 + ", kCombinedAtOnce))));
+    body.push_back(Int("p0", absl::StrCat("block * ", block)));
+    body.push_back(Int("p1", Expr::Min(absl::StrCat(kept), absl::StrCat("p0 + ", block))));
     for (size_t j = 0; j < s.reductions.size(); ++j) {
       body.push_back({Statement{absl::StrCat(ComputeType(s.reductions[j]->shape().dtype()),
                                              " combined", j, "[", kCombinedAtOnce, "];")}});
