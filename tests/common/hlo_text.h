@@ -103,4 +103,27 @@ inline std::string SoftmaxText(const std::string& type, int64_t rows, int64_t le
                       " reduce(e, zero), dimensions={1}, to_apply=add\n", out, "}\n");
 }
 
+// x / (bf16(colsum(|x|)) + eps) over bf16[128,3000]: column sums in f32
+// rounded to bf16, then broadcast along the rows.
+inline constexpr char kRoundedColumnSums[] = R"(HloModule columns
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = bf16[128,3000] parameter(0)
+  ax = bf16[128,3000] abs(x)
+  axf = f32[128,3000] convert(ax)
+  zero = f32[] constant(0)
+  s = f32[3000] reduce(axf, zero), dimensions={0}, to_apply=add
+  sb = bf16[3000] convert(s)
+  eps = bf16[] constant(1e-06)
+  epsb = bf16[3000] broadcast(eps), dimensions={}
+  d = bf16[3000] add(sb, epsb)
+  db = bf16[128,3000] broadcast(d), dimensions={1}
+  ROOT y = bf16[128,3000] divide(x, db)
+}
+)";
+
 }  // namespace seam::testing

@@ -118,6 +118,51 @@ class Analysis {
     return false;
   }
 
+  // Whether broadcast `b` lays its operand along its rows: the operand's
+  // elements vary along the innermost dimension, so a loop along a row
+  // cannot hoist what it computes from them (a scalar's or a row's value
+  // it does).
+  static bool AlongTheRows(const Instruction& b) {
+    const IntList& dims = b.attrs().dimensions.value_or(IntList{});
+    return b.shape().rank() > 0 && std::find(dims.begin(), dims.end(), b.shape().rank() - 1) != dims.end();
+  }
+
+  // Whether `i` rounds a wider float to bf16 or f16 on a CPU and its
+  // value reaches a broadcast along the rows (AlongTheRows) through
+  // elementwise ops and reshapes of the same elements: recomputed there,
+  // every row rounds it again (ten vector instructions a value, the bulk
+  // of a bf16 column normalization's pass). A GPU's lanes round for less
+  // than the barrier a group of its own may cost.
+  bool RoundedThenReused(const Instruction* i) const {
+    auto half = [](DType t) { return t == DType::kBF16 || t == DType::kF16; };
+    if (device_.is_gpu() || i->opcode() != Opcode::kConvert || !half(i->shape().dtype())) {
+      return false;
+    }
+    const DType from = i->operand(0)->shape().dtype();
+    if (!IsFloat(from) || half(from)) return false;
+    const auto elements = i->shape().ElementCount();
+    std::vector<const Instruction*> stack{i};
+    absl::flat_hash_set<const Instruction*> seen{i};
+    while (!stack.empty()) {
+      const Instruction* v = stack.back();
+      stack.pop_back();
+      for (const Instruction* user : v->users()) {
+        if (!Contains(user) || !seen.insert(user).second) continue;
+        const Opcode op = user->opcode();
+        if (op == Opcode::kBroadcast && ReusesOperandElements(*user, 0)) {
+          if (AlongTheRows(*user)) return true;
+          continue;
+        }
+        const bool same_elements = user->shape().IsArray() && user->shape().ElementCount() == elements;
+        if (same_elements && (IsElementwise(op) || op == Opcode::kReshape || op == Opcode::kBitcast ||
+                              op == Opcode::kCopy)) {
+          stack.push_back(user);
+        }
+      }
+    }
+    return false;
+  }
+
   bool HasUserInside(const Instruction* i) const {
     return std::any_of(i->users().begin(), i->users().end(),
                        [&](const Instruction* u) { return Contains(u); });
@@ -128,6 +173,7 @@ class Analysis {
     if (IsReduction(c)) return std::string(OpClassName(c));
     if (outputs_.contains(i)) return "output";
     if (!HasUserInside(i)) return "result unused inside";
+    if (RoundedThenReused(i)) return "rounded to a half type, elements reused";
     if (FeedsReusingConsumer(i)) return "expensive, elements reused";
     return "expensive, read by several groups";
   }
@@ -136,8 +182,9 @@ class Analysis {
     for (const Instruction* i : kernel_.instructions) {
       OpClass c = ClassifyOp(*i);
       if (IsReduction(c) || outputs_.contains(i) || !HasUserInside(i) ||
-          (!recompute_expensive_ && c == OpClass::kExpensiveElementwise &&
-           !recomputed_.contains(i) && FeedsReusingConsumer(i))) {
+          (!recompute_expensive_ && !recomputed_.contains(i) &&
+           ((c == OpClass::kExpensiveElementwise && FeedsReusingConsumer(i)) ||
+            RoundedThenReused(i)))) {
         dominant_.insert(i);
       }
     }
