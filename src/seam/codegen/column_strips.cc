@@ -138,9 +138,10 @@ std::optional<ColumnStrips> ColumnStripsOf(const KernelIr& ir, const target::Dev
   auto fold = std::find_if(ir.stages.begin(), ir.stages.end(),
                            [](const Stage& s) { return s.kind == LoopKind::kPartialReduce; });
   if (fold == ir.stages.end() || !FoldsLeadingDims(*fold)) return std::nullopt;
+  const FoldSplit split = SplitFolded(*fold);
   ColumnStrips strips;
-  strips.rows = SplitFolded(*fold).folded;
-  strips.columns = SplitFolded(*fold).kept;
+  strips.rows = split.folded;
+  strips.columns = split.kept;
   if (strips.columns < 2 * kWidthStep) return std::nullopt;
   bool rows_after_fold = false;
   for (auto s = ir.stages.begin(); s != ir.stages.end(); ++s) {

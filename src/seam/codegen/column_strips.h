@@ -3,9 +3,9 @@
 // as one parallel loop over strips of columns, every row of a few columns,
 // instead of phases over rows. A task folds its columns over every row,
 // then runs the later passes on the same columns while the strip is still
-// in its core's L2: the input is
-// read from memory once, not once per phase, and no grid barrier waits
-// for the other threads' partials (each task owns whole columns).
+// in its core's L2: the input is read from memory once, not once per
+// phase, and no grid barrier waits for the other threads' partials (each
+// task owns whole columns).
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/kernel_ir.h"
 #include "seam/codegen/scalar_expr.h"
+#include "seam/fusion/cost_model.h"
 #include "seam/fusion/one_pass_statistics.h"
 #include "seam/fusion/op_class.h"
 #include "seam/fusion/row_space.h"
@@ -198,9 +199,7 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
                           in->shape().ElementCount().value_or(0), nullptr});
   }
   absl::flat_hash_set<const Instruction*> outputs(kernel.outputs.begin(), kernel.outputs.end());
-  auto bytes = [](const Instruction* v) {
-    return v->shape().ElementCount().value_or(0) * DTypeByteSize(v->shape().dtype());
-  };
+  auto bytes = [](const Instruction* v) { return fusion::ValueBytes(v->shape()); };
   int64_t traffic = 0;  // what the kernel reads and writes in memory
   for (const Instruction* v : kernel.inputs) traffic += bytes(v);
   for (const Instruction* v : kernel.outputs) traffic += bytes(v);

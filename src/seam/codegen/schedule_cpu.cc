@@ -320,10 +320,10 @@ class CpuScheduler {
     return std::max<int64_t>(1, CeilDiv(s.RowLength(), PhaseBlocksPerRow(ir_, s.phase)));
   }
 
-  // Rows are staged and streamed a piece at a time: 16 KB of pieces, the
-  // stage's staged roots together, stay in L1 between the write and the
-  // stream (4096 f32 of one root; an Adam step's six outputs, 4096 each,
-  // spilled to L2).
+  // Rows are staged and streamed a piece at a time: 4096 elements of
+  // pieces (16 KB of f32), the stage's staged roots together, stay in L1
+  // between the write and the stream (an Adam step's six outputs, 4096
+  // each, spilled to L2).
   int64_t StagePiece(const Stage& s) const {
     int64_t staged = 0;
     for (const Instruction* v : s.roots) staged += IsStaged(s, v);
