@@ -22,8 +22,12 @@ Where the pieces come from:
   (seed 0: floats uniform in [-1, 1), pred a fair coin, scalars too), shared by
   both. Seam draws its own inputs of the same distribution (`seam bench
   --seed 0`), so the values differ but shapes, dtypes and distribution match.
-- Seam's times come from `seam bench --json --strategies=xla,stitch` run once
-  for all selected workloads in the same invocation.
+- Rounds (--rounds R, default 3): each workload is timed R times over, every
+  framework in turn within a round (Seam by one `seam bench --json
+  --strategies=xla,stitch` of that workload), the order rotated from round to
+  round, so that every framework meets the same spells of a shared machine's
+  noise. A framework's time is the median of its rounds' medians; the report
+  also gives the geomeans of each round alone.
 - Threads (--threads N, default os.cpu_count()): torch.set_num_threads(N) and
   OMP_NUM_THREADS=N (PyTorch, Inductor's OpenMP kernels, Seam's subprocess);
   for XLA, PJRT_NPROC=N plus XLA_FLAGS=--xla_cpu_multi_thread_eigen=true.
@@ -63,7 +67,12 @@ def parse_args(argv):
       description="Seam vs jax.jit vs PyTorch eager vs torch.compile on the bench workloads.")
   p.add_argument("--workloads", default="all",
                  help="comma-separated workload names (default: all): " + ",".join(ALL_WORKLOADS))
-  p.add_argument("--repeat", type=int, default=11, help="timed runs per framework (default 11)")
+  p.add_argument("--repeat", type=int, default=11,
+                 help="timed runs per framework and round (default 11)")
+  p.add_argument("--rounds", type=int, default=3,
+                 help="rounds per workload (default 3): each times every framework in turn, "
+                      "the order rotated from round to round; a framework's time is the "
+                      "median of its rounds' medians")
   p.add_argument("--warmup", type=int, default=2,
                  help="untimed runs after the first (compiling) call (default 2)")
   p.add_argument("--threads", type=int, default=os.cpu_count(),
@@ -97,8 +106,8 @@ def parse_args(argv):
   if unknown or not names:
     p.error(f"unknown workload(s) {','.join(unknown)}; known: {','.join(ALL_WORKLOADS)}")
   args.names = names
-  if args.repeat < 1 or args.threads < 1 or args.warmup < 0:
-    p.error("--repeat and --threads must be >= 1, --warmup >= 0")
+  if args.repeat < 1 or args.rounds < 1 or args.threads < 1 or args.warmup < 0:
+    p.error("--repeat, --rounds and --threads must be >= 1, --warmup >= 0")
   return args
 
 
@@ -314,36 +323,6 @@ def tolerance(out_specs):
 
 # --- timing --------------------------------------------------------------------
 
-def time_calls(run, sync, repeat, warmup):
-  t0 = time.perf_counter()
-  out = run()
-  sync(out)
-  first = time.perf_counter() - t0
-  for _ in range(warmup):
-    sync(run())
-  times = []
-  faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-  for _ in range(repeat):
-    t0 = time.perf_counter()
-    o = run()
-    sync(o)
-    times.append(time.perf_counter() - t0)
-    del o
-  faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / repeat
-  return out, first, (times, faults)
-
-
-def summarize(first, timed, compile_estimate):
-  times, faults = timed
-  median = statistics.median(times)
-  result = {"median_ms": 1e3 * median, "min_ms": 1e3 * min(times), "max_ms": 1e3 * max(times),
-            "runs": len(times), "times_ms": [round(1e3 * t, 4) for t in times],
-            "first_call_s": round(first, 4), "minor_faults_per_run": round(faults, 1)}
-  if compile_estimate:
-    result["compile_s"] = round(max(0.0, first - median), 4)
-  return result
-
-
 def short_error(e):
   text = f"{type(e).__name__}: {e}".strip()
   lines = [l for l in text.splitlines() if l.strip()]
@@ -365,11 +344,14 @@ def jax_device():
   return jax.devices("cpu")[0]
 
 
-def run_peers(name, fn, specs, repeat, warmup, skip_compile):
-  """Times jax.jit, torch eager and torch.compile on one workload; returns
-  (results by framework, agreement by torch framework)."""
+def prepare_peers(name, fn, specs, warmup, skip_compile):
+  """Compiles one workload under jax.jit, torch eager and torch.compile, runs
+  each once plus `warmup` times, and checks torch's outputs against JAX's.
+  Returns (calls by framework: each runs and synchronizes one call; results by
+  framework: first call, compile time or the error; agreement by torch
+  framework)."""
   inputs = make_inputs(specs)
-  results, agree = {}, {}
+  calls, results, agree = {}, {}, {}
   ref = None
   try:
     device = jax_device()
@@ -379,13 +361,12 @@ def run_peers(name, fn, specs, repeat, warmup, skip_compile):
     t0 = time.perf_counter()
     jitted.lower(*jax_args).compile()  # timed apart: XLA's compile alone
     compile_s = time.perf_counter() - t0
-    ref, first, times = time_calls(lambda: jitted(*jax_args), jax.block_until_ready, repeat,
-                                   warmup)
-    results["jax"] = summarize(first, times, compile_estimate=False)
-    results["jax"]["compile_s"] = round(compile_s, 4)
+    calls["jax"] = lambda: jax.block_until_ready(jitted(*jax_args))
+    ref, first = first_calls(calls["jax"], warmup)
+    results["jax"] = {"first_call_s": round(first, 4), "compile_s": round(compile_s, 4)}
     ref = jax.tree_util.tree_map(np.asarray, ref)
-    del jax_args, jitted
   except Exception as e:  # noqa: BLE001
+    calls.pop("jax", None)
     results["jax"] = {"error": short_error(e)}
     log(f"  jax.jit failed: {short_error(e)}")
   gc.collect()
@@ -398,19 +379,25 @@ def run_peers(name, fn, specs, repeat, warmup, skip_compile):
     torch_args = None
     for key in ("torch_eager", "torch_compile"):
       results[key] = {"error": short_error(e)}
-  variants = [("torch_eager", twin, False)]
+  variants = [("torch_eager", False)]
   if skip_compile:
     results["torch_compile"] = {"error": "skipped (--skip-compile)"}
   else:
-    variants.append(("torch_compile", None, True))
-  for key, f, compiled in variants if torch_args is not None else []:
+    variants.append(("torch_compile", True))
+  for key, compiled in variants if torch_args is not None else []:
     log(f"  {LABEL[key]} ...")
     try:
-      if compiled:
-        f = torch.compile(twin, dynamic=False)
-      with torch.no_grad():
-        out, first, times = time_calls(lambda: f(*torch_args), torch_sync, repeat, warmup)
-      results[key] = summarize(first, times, compile_estimate=compiled)
+      f = torch.compile(twin, dynamic=False) if compiled else twin
+
+      def call(f=f):
+        with torch.no_grad():
+          out = f(*torch_args)
+        torch_sync(out)
+        return out
+
+      out, first = first_calls(call, warmup)
+      calls[key] = call
+      results[key] = {"first_call_s": round(first, 4)}
       if ref is not None:
         agree[key] = agreement(ref, out)
       del out
@@ -420,9 +407,71 @@ def run_peers(name, fn, specs, repeat, warmup, skip_compile):
       if os.environ.get("SEAM_COMPARE_TRACEBACK"):
         traceback.print_exc()
     gc.collect()
-  del torch_args, inputs, ref
+  del inputs, ref
   gc.collect()
-  return results, agree
+  return calls, results, agree
+
+
+def first_calls(call, warmup):
+  """The first call's output and seconds (compiling, for the JIT peers), then
+  `warmup` calls more."""
+  t0 = time.perf_counter()
+  out = call()
+  first = time.perf_counter() - t0
+  for _ in range(warmup):
+    call()
+  return out, first
+
+
+def run_round(name, calls, repeat, rotation):
+  """One round of one workload: every peer's `repeat` timed calls and one
+  `seam bench` of it, in an order rotated each round (whoever goes first
+  meets the machine as the last round left it). Returns (timed calls by
+  framework, seam's record)."""
+  order = list(calls) + ["seam"]
+  order = order[rotation % len(order):] + order[:rotation % len(order)]
+  timed, seam = {}, None
+  for key in order:
+    if key == "seam":
+      seam = run_seam([name]) if not ARGS.skip_seam else {"error": "skipped (--skip-seam)"}
+      continue
+    try:
+      timed[key] = time_calls(calls[key], repeat)
+    except Exception as e:  # noqa: BLE001
+      timed[key] = {"error": short_error(e)}
+  return timed, seam
+
+
+def time_calls(call, repeat):
+  """`repeat` timed calls: their seconds and the minor page faults a call."""
+  times = []
+  faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+  for _ in range(repeat):
+    t0 = time.perf_counter()
+    o = call()
+    times.append(time.perf_counter() - t0)
+    del o
+  faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / repeat
+  return {"times": times, "faults": faults}
+
+
+def summarize(rounds, first_call_s=None):
+  """A framework's rounds as one result: the median of the rounds' medians
+  (a round the machine spoiled moves it least), min and max over every
+  timed call, each round's median kept for the per-round geomeans."""
+  errors = [r["error"] for r in rounds if "error" in r]
+  if errors:
+    return {"error": errors[0]}
+  medians = [statistics.median(r["times"]) for r in rounds]
+  every = [t for r in rounds for t in r["times"]]
+  result = {"median_ms": 1e3 * statistics.median(medians), "min_ms": 1e3 * min(every),
+            "max_ms": 1e3 * max(every), "runs": len(every),
+            "rounds_ms": [round(1e3 * m, 4) for m in medians],
+            "times_ms": [round(1e3 * t, 4) for t in every],
+            "minor_faults_per_run": round(statistics.mean(r["faults"] for r in rounds), 1)}
+  if first_call_s is not None:
+    result["compile_s"] = round(max(0.0, first_call_s - statistics.median(medians)), 4)
+  return result
 
 
 # --- Seam ----------------------------------------------------------------------
@@ -492,6 +541,30 @@ def seam_results(record, name):
   return {"seam_stitch": err, "seam_xla": err}, None
 
 
+def merge_seam_rounds(records, name):
+  """Seam's rounds of one workload as one result per strategy, the way
+  summarize does a peer's: the median of the rounds' medians, min and max
+  over all, the compile time of the first round (later ones hit the kernel
+  cache)."""
+  per_round = [seam_results(r, name) for r in records]
+  merged, seam_bytes = {}, next((b for _, b in per_round if b is not None), None)
+  for key in ("seam_stitch", "seam_xla"):
+    rounds = [out[key] for out, _ in per_round]
+    bad = [r for r in rounds if "median_ms" not in r]
+    if bad:
+      merged[key] = {"error": bad[0].get("error", "not run")}
+      continue
+    result = dict(rounds[0])
+    medians = [r["median_ms"] for r in rounds]
+    result.update({"median_ms": statistics.median(medians),
+                   "min_ms": min(r["min_ms"] for r in rounds),
+                   "max_ms": max(r["max_ms"] for r in rounds),
+                   "runs": sum(r.get("runs", 0) for r in rounds),
+                   "rounds_ms": [round(m, 4) for m in medians]})
+    merged[key] = result
+  return merged, seam_bytes
+
+
 # --- machine, versions ---------------------------------------------------------
 
 def machine_info():
@@ -551,7 +624,8 @@ def torch_copy_gbps(repeat):
     n = 64 * 1024 * 1024
     src = torch.ones(n, dtype=torch.float32, device=torch_device())
     dst = torch.empty_like(src)
-    _, _, (times, _) = time_calls(lambda: dst.copy_(src), torch_sync, max(3, repeat), 2)
+    first_calls(lambda: torch_sync(dst.copy_(src)), 2)
+    times = time_calls(lambda: torch_sync(dst.copy_(src)), max(3, repeat))["times"]
     return 2 * 4 * n / statistics.median(times) / 1e9
   except Exception as e:  # noqa: BLE001
     log(f"torch copy bandwidth failed: {short_error(e)}")
@@ -573,6 +647,13 @@ def speedup(w, peer):
   if "median_ms" in a and "median_ms" in b and b["median_ms"] > 0:
     return a["median_ms"] / b["median_ms"]
   return None
+
+
+def round_speedup(w, peer, r):
+  """Seam stitch over `peer` in round r alone (both timed in that round)."""
+  a, b = w["frameworks"].get(peer, {}), w["frameworks"].get("seam_stitch", {})
+  a, b = a.get("rounds_ms", []), b.get("rounds_ms", [])
+  return a[r] / b[r] if r < len(a) and r < len(b) and b[r] > 0 else None
 
 
 def x(v):
@@ -602,8 +683,9 @@ def markdown(report):
       "",
       f"{report['date']} · {m.get('cpu_model')} ({m.get('cpus')} CPUs"
       f"{', ' + m['gpu'] if m.get('gpu') else ''}) · {report['threads']} threads for every "
-      f"framework · {report['repeat']} timed runs after {report['warmup']} warm-up runs "
-      f"(Seam: 1) · median ms · seam {report['versions']['seam_commit']}"
+      f"framework · {report.get('rounds', 1)} interleaved rounds of {report['repeat']} timed "
+      f"runs after {report['warmup']} warm-up runs (Seam: 1 a round) · median of the rounds' "
+      f"median ms · seam {report['versions']['seam_commit']}"
       f"{' (dirty tree)' if report['versions'].get('seam_tree_dirty') else ''} · jax "
       f"{report['versions']['jax']} · torch {report['versions']['torch']}",
       "",
@@ -627,8 +709,14 @@ def markdown(report):
         f"{x(speedup(w, 'torch_compile'))} | {f'{gbps:.1f}' if gbps else 'n/a'} | "
         f"{f'{100 * frac:.0f}%' if frac else 'n/a'} |")
   g = report["geomean_speedup"]
+
+  def by_round(p):
+    values = [v for v in g[p].get("rounds", []) if v]
+    return f"; rounds {', '.join(x(v) for v in values)}" if len(values) > 1 else ""
+
   lines += ["", "Geomean speed-up of Seam stitch over the suite: " + ", ".join(
-      f"{LABEL[p]} {x(g[p]['value'])} ({g[p]['workloads']} workloads)" for p in PEERS) + "."]
+      f"{LABEL[p]} {x(g[p]['value'])} ({g[p]['workloads']} workloads{by_round(p)})"
+      for p in PEERS) + "."]
   lines += ["", "## Spread (min–max ms over the timed runs)", "",
             "| workload | " + " | ".join(label for _, label in FRAMEWORKS) + " |",
             "|---|" + "---:|" * len(FRAMEWORKS)]
@@ -824,36 +912,57 @@ def main():
                         *sys.argv[1:]])
   log(f"{len(ARGS.names)} workload(s), {N_THREADS} threads, repeat {ARGS.repeat}, "
       f"device {ARGS.device}")
-  workloads = []
+  workloads, seam_records = [], []
   for i, name in enumerate(ARGS.names):
     _, fn, specs, klass, _ = table[name]
     out_specs = jax.eval_shape(fn, *specs)
     log(f"[{i + 1}/{len(ARGS.names)}] {name}")
-    results, agree = run_peers(name, fn, specs, ARGS.repeat, ARGS.warmup, ARGS.skip_compile)
+    calls, results, agree = prepare_peers(name, fn, specs, ARGS.warmup, ARGS.skip_compile)
+    timed = {key: [] for key in calls}
+    seam = []
+    for r in range(ARGS.rounds):
+      log(f"  round {r + 1}/{ARGS.rounds}")
+      round_timed, round_seam = run_round(name, calls, ARGS.repeat, r)
+      for key, t in round_timed.items():
+        timed[key].append(t)
+      seam.append(round_seam)
+    del calls
+    gc.collect()
+    for key, rounds in timed.items():
+      first = results[key].get("first_call_s") if key == "torch_compile" else None
+      results[key].update(summarize(rounds, first))
     agree["tolerance"] = tolerance(out_specs)
-    workloads.append({"name": name, "class": klass,
-                      "bytes": MW.leaves_bytes(specs) + MW.leaves_bytes(out_specs),
-                      "frameworks": results, "agreement": agree})
-
-  seam = run_seam(ARGS.names) if not ARGS.skip_seam else {"error": "skipped (--skip-seam)"}
-  for w in workloads:
-    extra, seam_bytes = seam_results(seam, w["name"])
+    w = {"name": name, "class": klass,
+         "bytes": MW.leaves_bytes(specs) + MW.leaves_bytes(out_specs),
+         "frameworks": results, "agreement": agree}
+    extra, seam_bytes = merge_seam_rounds(seam, name)
     w["frameworks"].update(extra)
     if seam_bytes is not None:
       w["bytes_seam"] = seam_bytes
       if abs(seam_bytes - w["bytes"]) > 0.5:
-        log(f"warning: {w['name']}: seam counts {seam_bytes:.0f} bytes, "
-            f"the manifest {w['bytes']}")
-  copy = (seam.get("raw") or {}).get("copy_gbps")
+        log(f"warning: {name}: seam counts {seam_bytes:.0f} bytes, the manifest {w['bytes']}")
+    workloads.append(w)
+    seam_records += seam
+
+  seam_copies = [c for c in ((r.get("raw") or {}).get("copy_gbps") for r in seam_records) if c]
+  copy = statistics.median(seam_copies) if seam_copies else None
   torch_copy = torch_copy_gbps(ARGS.repeat)
-  copy_source = "seam bench's pool copy, the kernels' compiler and flags"
+  copy_source = (f"seam bench's pool copy, the kernels' compiler and flags; median of "
+                 f"{len(seam_copies)} measured beside the workloads")
   if not copy and torch_copy:
     copy, copy_source = torch_copy, "torch copy_ of 256 MiB (seam's was not measured)"
+  seam_errors = [r["error"] for r in seam_records if r.get("error")]
+  seam = {"commands": sorted({r.get("command", "") for r in seam_records}),
+          "copy_gbps_measured": seam_copies}
+  if seam_errors:
+    seam["error"] = seam_errors[0]
 
   geo = {}
   for p in PEERS:
     value, count = geomean([speedup(w, p) for w in workloads])
-    geo[p] = {"value": value, "workloads": count}
+    geo[p] = {"value": value, "workloads": count,
+              "rounds": [geomean([round_speedup(w, p, r) for w in workloads])[0]
+                         for r in range(ARGS.rounds)]}
   notes = [
       "JAX and PyTorch run on identical inputs: numpy arrays drawn once per workload "
       "(seed 0; floats uniform in [-1, 1), pred a fair coin, scalar inputs too). Seam draws "
@@ -866,7 +975,9 @@ def main():
       "CPU thread pool) and XLA_FLAGS=" + os.environ.get("XLA_FLAGS", "") + ".",
       "jax.jit and torch time one call each (block_until_ready / cuda synchronize) after a "
       f"first call and {ARGS.warmup} warm-up calls; Seam times `seam bench` after its own "
-      "warm-up run. Compile time: jax.jit's lower().compile() timed alone; torch.compile's first "
+      f"warm-up run. {ARGS.rounds} rounds a workload, each timing every framework in turn "
+      "(the order rotated from round to round); times are medians of the rounds' medians. "
+      "Compile time: jax.jit's lower().compile() timed alone; torch.compile's first "
       "call minus its median run (Inductor's on-disk cache in /tmp may make it a cache hit); "
       "Seam's compile_s (its kernel cache, SEAM_CACHE_DIR, likewise).",
       ("--malloc hugepage: GLIBC_TUNABLES=" + str(os.environ.get("GLIBC_TUNABLES")) +
@@ -885,6 +996,7 @@ def main():
       "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
       "command": command, "argv": sys.argv, "orig_argv": getattr(sys, "orig_argv", None),
       "device": ARGS.device, "dtype": ARGS.dtype, "threads": N_THREADS, "repeat": ARGS.repeat,
+      "rounds": ARGS.rounds,
       "warmup": ARGS.warmup, "machine": machine_info(), "versions": versions(),
       "malloc": ARGS.malloc,
       "env": {k: os.environ.get(k) for k in ("XLA_FLAGS", "PJRT_NPROC", "OMP_NUM_THREADS",

@@ -47,4 +47,4 @@ stage unit "${UNIT_S:-120}" bash -c "'$tests' --gtest_filter='CudaDriverTest.*:C
 stage differential "${DIFF_S:-300}" "$tests" --gtest_filter='*_cuda'
 stage bench "${BENCH_S:-120}" "$seam" bench --backend=cuda bench/workloads/*.hlo --repeat 21
 stage compare "${COMPARE_S:-240}" env SEAM_BENCH_PYTHON=current PYTHONUNBUFFERED=1 \
-  python3 bench/compare.py --device cuda --seam "$seam" --out-dir "$out" --repeat 11
+  python3 bench/compare.py --device cuda --seam "$seam" --out-dir "$out" --repeat 11 --rounds 2
