@@ -367,25 +367,61 @@ class Analysis {
     return out;
   }
 
+  // Related groups first: one reading the other's values or both reading
+  // an input, where merging keeps a value in the loop or reads the input
+  // once; only then any two of the same space, which share a loop and no
+  // data. (In index order alone, a LAMB tensor's moments joined the
+  // previous tensor's output pass, of the same element count, and its
+  // update went to memory for its own norm's pass to read back.)
   void MergeSiblings() {
-    bool merged = true;
-    while (merged) {
-      merged = false;
-      for (size_t a = 0; a < kernel_.groups.size() && !merged; ++a) {
-        for (size_t b = a + 1; b < kernel_.groups.size() && !merged; ++b) {
-          Group& ga = kernel_.groups[a];
-          Group& gb = kernel_.groups[b];
-          if (!SameSpace(ga, gb) || !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) ||
-              LosesRowLocality(ga, gb) ||
-              DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
-              DependsThroughOthers(static_cast<int>(b), static_cast<int>(a))) {
-            continue;
-          }
-          MergeGroups(static_cast<int>(a), static_cast<int>(b));
-          merged = true;
-        }
+    for (bool related_only : {true, false}) {
+      while (MergeOnePair(related_only)) {
       }
     }
+  }
+
+  bool MergeOnePair(bool related_only) {
+    for (size_t a = 0; a < kernel_.groups.size(); ++a) {
+      for (size_t b = a + 1; b < kernel_.groups.size(); ++b) {
+        const Group& ga = kernel_.groups[a];
+        const Group& gb = kernel_.groups[b];
+        if ((related_only && !Related(ga, gb)) || !SameSpace(ga, gb) ||
+            !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) || LosesRowLocality(ga, gb) ||
+            DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
+            DependsThroughOthers(static_cast<int>(b), static_cast<int>(a))) {
+          continue;
+        }
+        MergeGroups(static_cast<int>(a), static_cast<int>(b));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether a reads b's values or b a's, or both read one of the kernel's
+  // inputs.
+  bool Related(const Group& a, const Group& b) const {
+    auto reads = [&](const Group& g, const Group& other) {
+      std::vector<const Instruction*> others = Dominants(other);
+      bool found = false;
+      ForEachCrossRead(g, [&](const Instruction*, int, const Instruction* producer) {
+        found |= std::find(others.begin(), others.end(), producer) != others.end();
+      });
+      return found;
+    };
+    if (reads(a, b) || reads(b, a)) return true;
+    absl::flat_hash_set<const Instruction*> inputs;
+    for (const Instruction* m : a.members) {
+      for (const Instruction* o : m->operands()) {
+        if (!Contains(o)) inputs.insert(o);
+      }
+    }
+    for (const Instruction* m : b.members) {
+      for (const Instruction* o : m->operands()) {
+        if (!Contains(o) && inputs.contains(o) && o->shape().ArrayElementCount() > 1) return true;
+      }
+    }
+    return false;
   }
 
   // Whether merging would move a group that reads other groups' rows into a
