@@ -385,7 +385,8 @@ class Analysis {
       for (size_t b = a + 1; b < kernel_.groups.size(); ++b) {
         const Group& ga = kernel_.groups[a];
         const Group& gb = kernel_.groups[b];
-        if ((related_only && !Related(ga, gb)) || !SameSpace(ga, gb) ||
+        if ((related_only && !Related(static_cast<int>(a), static_cast<int>(b))) ||
+            !SameSpace(ga, gb) ||
             !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) || LosesRowLocality(ga, gb) ||
             DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
             DependsThroughOthers(static_cast<int>(b), static_cast<int>(a))) {
@@ -398,25 +399,21 @@ class Analysis {
     return false;
   }
 
-  // Whether a reads b's values or b a's, or both read one of the kernel's
-  // inputs.
-  bool Related(const Group& a, const Group& b) const {
-    auto reads = [&](const Group& g, const Group& other) {
-      std::vector<const Instruction*> others = Dominants(other);
-      bool found = false;
-      ForEachCrossRead(g, [&](const Instruction*, int, const Instruction* producer) {
-        found |= std::find(others.begin(), others.end(), producer) != others.end();
-      });
-      return found;
+  // Whether group a reads group b's values or b a's, or both read one of
+  // the kernel's inputs.
+  bool Related(int a, int b) const {
+    auto reads = [&](int from, int to) {
+      const std::vector<int> next = Successors(from);
+      return std::find(next.begin(), next.end(), to) != next.end();
     };
     if (reads(a, b) || reads(b, a)) return true;
     absl::flat_hash_set<const Instruction*> inputs;
-    for (const Instruction* m : a.members) {
+    for (const Instruction* m : kernel_.groups[a].members) {
       for (const Instruction* o : m->operands()) {
         if (!Contains(o)) inputs.insert(o);
       }
     }
-    for (const Instruction* m : b.members) {
+    for (const Instruction* m : kernel_.groups[b].members) {
       for (const Instruction* o : m->operands()) {
         if (!Contains(o) && inputs.contains(o) && o->shape().ArrayElementCount() > 1) return true;
       }
