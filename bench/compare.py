@@ -456,22 +456,32 @@ def time_calls(call, repeat):
 
 
 def summarize(rounds, first_call_s=None):
-  """A framework's rounds as one result: the median of the rounds' medians
-  (a round the machine spoiled moves it least), min and max over every
-  timed call, each round's median kept for the per-round geomeans."""
+  """A peer's timed rounds as one result (merge_rounds), with every timed
+  call kept; torch.compile's compile time is its first call less that
+  median."""
   errors = [r["error"] for r in rounds if "error" in r]
   if errors:
     return {"error": errors[0]}
-  medians = [statistics.median(r["times"]) for r in rounds]
-  every = [t for r in rounds for t in r["times"]]
-  result = {"median_ms": 1e3 * statistics.median(medians), "min_ms": 1e3 * min(every),
-            "max_ms": 1e3 * max(every), "runs": len(every),
-            "rounds_ms": [round(1e3 * m, 4) for m in medians],
-            "times_ms": [round(1e3 * t, 4) for t in every],
-            "minor_faults_per_run": round(statistics.mean(r["faults"] for r in rounds), 1)}
+  result = merge_rounds([{"median_ms": 1e3 * statistics.median(r["times"]),
+                          "min_ms": 1e3 * min(r["times"]), "max_ms": 1e3 * max(r["times"]),
+                          "runs": len(r["times"])} for r in rounds])
+  result["times_ms"] = [round(1e3 * t, 4) for r in rounds for t in r["times"]]
+  result["minor_faults_per_run"] = round(statistics.mean(r["faults"] for r in rounds), 1)
   if first_call_s is not None:
-    result["compile_s"] = round(max(0.0, first_call_s - statistics.median(medians)), 4)
+    result["compile_s"] = round(max(0.0, first_call_s - result["median_ms"] / 1e3), 4)
   return result
+
+
+def merge_rounds(rounds):
+  """Rounds of one framework (each with median_ms, min_ms, max_ms, runs) as
+  one: the median of the rounds' medians (a round the machine spoiled moves
+  it least), min and max over all, and each round's median for the
+  per-round geomeans."""
+  medians = [r["median_ms"] for r in rounds]
+  return {"median_ms": statistics.median(medians), "min_ms": min(r["min_ms"] for r in rounds),
+          "max_ms": max(r["max_ms"] for r in rounds),
+          "runs": sum(r.get("runs", 0) for r in rounds),
+          "rounds_ms": [round(m, 4) for m in medians]}
 
 
 # --- Seam ----------------------------------------------------------------------
@@ -542,10 +552,9 @@ def seam_results(record, name):
 
 
 def merge_seam_rounds(records, name):
-  """Seam's rounds of one workload as one result per strategy, the way
-  summarize does a peer's: the median of the rounds' medians, min and max
-  over all, the compile time of the first round (later ones hit the kernel
-  cache)."""
+  """Seam's rounds of one workload as one result per strategy (merge_rounds),
+  the other fields, the compile time among them, from the first round (later
+  ones hit the kernel cache)."""
   per_round = [seam_results(r, name) for r in records]
   merged, seam_bytes = {}, next((b for _, b in per_round if b is not None), None)
   for key in ("seam_stitch", "seam_xla"):
@@ -554,14 +563,7 @@ def merge_seam_rounds(records, name):
     if bad:
       merged[key] = {"error": bad[0].get("error", "not run")}
       continue
-    result = dict(rounds[0])
-    medians = [r["median_ms"] for r in rounds]
-    result.update({"median_ms": statistics.median(medians),
-                   "min_ms": min(r["min_ms"] for r in rounds),
-                   "max_ms": max(r["max_ms"] for r in rounds),
-                   "runs": sum(r.get("runs", 0) for r in rounds),
-                   "rounds_ms": [round(m, 4) for m in medians]})
-    merged[key] = result
+    merged[key] = {**rounds[0], **merge_rounds(rounds)}
   return merged, seam_bytes
 
 
