@@ -58,6 +58,8 @@ TEST(OneDnnConvolution, MatchesTheInterpreterOnRandomConvolutions) {
   for (int trial = 0; trial < 300; ++trial) {
     RandomConv conv = GenerateConvolution(rng);
     if (conv.text.find("f64[") != std::string::npos) continue;  // not oneDNN's
+    // oneDNN 2.6 convolves bf16 only with AVX-512.
+    if (!OneDnnHasBf16Matmul() && conv.text.find("bf16[") != std::string::npos) continue;
     ++generated;
     absl::StatusOr<std::vector<std::unique_ptr<Module>>> modules = ParseHloText(conv.text, "conv");
     ASSERT_TRUE(modules.ok());

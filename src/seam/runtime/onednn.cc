@@ -84,6 +84,12 @@ absl::StatusOr<OneDnn> Open() {
 
 absl::Status Check(dnnl_status_t status, const char* what) {
   if (status == dnnl_success) return absl::OkStatus();
+  // No implementation for this problem on this host (bf16 without
+  // AVX-512, say): the caller goes on without oneDNN, as for its reference
+  // loops.
+  if (status == dnnl_unimplemented) {
+    return absl::UnimplementedError(absl::StrCat("oneDNN: ", what, " found none on this host"));
+  }
   return absl::InternalError(absl::StrCat("oneDNN: ", what, " failed (status ",
                                           static_cast<int>(status), ")"));
 }
@@ -327,6 +333,16 @@ absl::Status OneDnnMatmul(const DnnlArray& a, const void* a_data, const DnnlArra
                  {{DNNL_ARG_SRC, &p.layouts[0], a_data},
                   {DNNL_ARG_WEIGHTS, &p.layouts[1], b_data},
                   {DNNL_ARG_DST, &p.layouts[2], c_data}});
+}
+
+bool OneDnnHasBf16Matmul() {
+  static const bool has = [] {
+    const uint16_t one = 0x3f80;
+    uint16_t product = 0;
+    const DnnlArray scalar{dnnl_bf16, {1, 1, 1}, {1, 1, 1}};
+    return OneDnnMatmul(scalar, &one, scalar, &one, scalar, &product).ok() && product == one;
+  }();
+  return has;
 }
 
 }  // namespace seam::runtime

@@ -146,4 +146,8 @@ absl::StatusOr<T> Cached(const std::string& key, absl::FunctionRef<absl::StatusO
 absl::Status OneDnnMatmul(const DnnlArray& a, const void* a_data, const DnnlArray& b,
                           const void* b_data, const DnnlArray& c, void* c_data);
 
+// Whether oneDNN multiplies bf16 matrices on this host at all (2.6 has no
+// bf16 matmul without AVX-512): a one-element product, tried once.
+bool OneDnnHasBf16Matmul();
+
 }  // namespace seam::runtime
