@@ -143,7 +143,7 @@ TEST(OneDnnDot, TakesBf16OperandsThatIndexAsMatrixStacks) {
 }
 
 TEST(OneDnn, RefusesProblemsOnlyItsReferenceLoopsTake) {
-  if (!LoadOneDnn().ok() || !OneDnnHasBf16Matmul()) GTEST_SKIP() << "no bf16 matmul in oneDNN here";
+  if (!OneDnnHasBf16Matmul()) GTEST_SKIP() << "no oneDNN, or no bf16 matmul in it on this host";
   // A result written transposed ([256, 11] with strides {1, 256}): oneDNN
   // 2.6 has only its reference loops for it, hundreds of times slower than
   // OpenBLAS, so Seam refuses it (and asks once).
