@@ -102,12 +102,12 @@ struct KernelBuffer {
   int64_t elements = 0;
   // kScratch partial results: the reduction they belong to.
   const Instruction* partials_of = nullptr;
-  // kOutput larger than the last-level cache: its readers will not find it
-  // there, so it is written past the caches (non-temporal stores on a CPU,
-  // sparing the read-for-ownership of every line), except by a CPU stage
-  // computing a transcendental per element (see the CPU schedule). Never
-  // pred: bool has no vector storage to stream from; nor 2-byte types (see
-  // AssignStorage).
+  // kOutput or kScratch that the last-level cache will not hold for its
+  // readers (see AssignStorage), so it is written past the caches
+  // (non-temporal stores on a CPU, sparing the read-for-ownership of every
+  // line), except by a CPU stage computing a transcendental per element
+  // (see the CPU schedule). Never pred: bool has no vector storage to
+  // stream from; nor 2-byte types (see AssignStorage).
   bool streamed = false;
 };
 

@@ -204,6 +204,11 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
   for (const Instruction* v : kernel.inputs) traffic += bytes(v);
   for (const Instruction* v : kernel.outputs) traffic += bytes(v);
   const int64_t cache = device.last_level_cache_bytes;
+  auto past_cache = [&](const Instruction* v) {
+    const DType type = v->shape().dtype();
+    const bool evicted = bytes(v) > cache || (traffic > cache && bytes(v) >= cache / 8);
+    return cache > 0 && type != DType::kPred && DTypeByteSize(type) >= 4 && evicted;
+  };
   for (const Instruction* out : kernel.outputs) {
     ir.storage[out] = Storage::kOutput;
     int64_t elements = out->shape().ElementCount().value_or(0);
@@ -216,11 +221,8 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
     // byte, the staging pass it costs per element, and 2-byte outputs come
     // out behind (RMSNorm bf16 [8192,4096]: 5.6-6.1 ms streamed, 5.2-5.6 ms
     // not).
-    const int element_bytes = DTypeByteSize(out->shape().dtype());
-    const bool evicted = bytes(out) > cache || (traffic > cache && bytes(out) >= cache / 8);
-    bool past_cache = cache > 0 && out->shape().dtype() != DType::kPred && element_bytes >= 4 &&
-                      evicted;
-    ir.buffers.push_back({out, Storage::kOutput, out->shape().dtype(), elements, nullptr, past_cache});
+    ir.buffers.push_back(
+        {out, Storage::kOutput, out->shape().dtype(), elements, nullptr, past_cache(out)});
   }
   for (size_t k = 0; k < ir.stages.size(); ++k) {
     const Stage& s = ir.stages[k];
@@ -242,8 +244,12 @@ void AssignStorage(const fusion::Kernel& kernel, const target::DeviceSpec& devic
         ir.tile_stage[root] = static_cast<int>(k);
       } else {
         ir.storage[root] = Storage::kScratch;
+        // Streamed as outputs are: read in a later phase, after what the
+        // kernel moves meanwhile (LAMB's update, read for the new weights
+        // after the other tensors' passes).
         ir.buffers.push_back({root, Storage::kScratch, root->shape().dtype(),
-                              root->shape().ElementCount().value_or(0), nullptr});
+                              root->shape().ElementCount().value_or(0), nullptr,
+                              past_cache(root)});
       }
     }
   }

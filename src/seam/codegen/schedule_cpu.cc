@@ -336,12 +336,19 @@ class CpuScheduler {
   // element: such a stage's plain stores drain while it computes, where a
   // staged piece's burst of streamed stores waits on the memory with
   // nothing to overlap (tanh-GELU over 100 MB, 2 cores: 19.5 -> 27.6 ms
-  // streamed; DIEN's output pass, with its sigmoid's exp, the same).
+  // streamed; DIEN's output pass, with its sigmoid's exp, the same). A
+  // root of another shape with as many elements (a sibling merged into the
+  // stage) lies at the stage's linear positions, so it is contiguous too.
+  // So are a long row reduction's elementwise roots (a LAMB tensor's
+  // moments and update beside its norm), and scratch values the kernel's
+  // own traffic evicts before their readers come.
   bool IsStaged(const Stage& s, const Instruction* v) const {
-    auto storage = ir_.storage.find(v);
-    return s.kind == LoopKind::kElementwise && storage != ir_.storage.end() &&
-           storage->second == Storage::kOutput && ir_.buffers[ir_.BufferIndex(v)].streamed &&
-           v->shape().dims() == s.dims && !TranscendentalAlongRows(s);
+    const bool along_rows =
+        s.kind == LoopKind::kElementwise ||
+        (s.kind == LoopKind::kRowReduce && (s.RowLength() > kLaneSumRow || !FloatSumsOnly(s)));
+    const int k = ir_.BufferIndex(v);
+    return along_rows && k >= 0 && ir_.buffers[k].streamed &&
+           v->shape().ElementCount() == s.Rows() * s.RowLength() && !TranscendentalAlongRows(s);
   }
 
   void TilePhase(size_t begin, size_t end) {
@@ -356,7 +363,7 @@ class CpuScheduler {
     body.push_back(Int("r1", Expr::Min(absl::StrCat(rows), absl::StrCat("r0 + ", rpb))));
     body.push_back(Int("part", absl::StrCat("task % ", bpr)));
     body.push_back({Statement{"(void)part;"}});
-    bool streams = false;
+    staged_in_phase_ = false;
     for (size_t k = begin; k < end; ++k) {
       const Stage& s = ir_.stages[k];
       if (OnlineRider(k, begin)) {
@@ -368,13 +375,11 @@ class CpuScheduler {
         body.push_back(RowTileFolding(k));
       } else {
         body.push_back(Elementwise(k, bpr));
-        streams |= std::any_of(s.roots.begin(), s.roots.end(),
-                               [&](const Instruction* v) { return IsStaged(s, v); });
       }
     }
     PrefetchAhead(begin, end, body);
     // Streamed stores are visible to other threads past the phase's barrier.
-    if (streams) body.push_back({StreamFence{}});
+    if (staged_in_phase_) body.push_back({StreamFence{}});
     // The tiles' partials of its column reductions meet in the next phase
     // (`body` is not used past here: the new loops may move it).
     for (size_t k = begin; k < end; ++k) {
@@ -398,7 +403,7 @@ class CpuScheduler {
     body.push_back(Int("col0", absl::StrCat("task * ", strips.width)));
     body.push_back(
         Int("col1", Expr::Min(absl::StrCat(strips.columns), absl::StrCat("col0 + ", strips.width))));
-    bool streams = false;
+    staged_in_phase_ = false;
     for (size_t k = 0; k < ir_.stages.size(); ++k) {
       const Stage& s = ir_.stages[k];
       if (s.kind == LoopKind::kPartialReduce) {
@@ -406,10 +411,8 @@ class CpuScheduler {
         continue;
       }
       body.push_back(RowsAlong(k, "0", absl::StrCat(s.Rows()), "col0", "col1"));
-      streams |= std::any_of(s.roots.begin(), s.roots.end(),
-                             [&](const Instruction* v) { return IsStaged(s, v); });
     }
-    if (streams) body.push_back({StreamFence{}});
+    if (staged_in_phase_) body.push_back({StreamFence{}});
   }
 
   // A column strip's fold over every row into the first chunk's partials,
@@ -554,35 +557,46 @@ class CpuScheduler {
   Node RowsAlong(size_t stage, Expr r0, Expr r1, Expr c0, Expr c1) {
     const Stage& s = ir_.stages[stage];
     const int64_t length = s.RowLength();
-    std::vector<const Instruction*> staged;
-    for (const Instruction* v : s.roots) {
-      if (IsStaged(s, v)) staged.push_back(v);
-    }
+    const std::vector<const Instruction*> staged = StagedRoots(s);
     Loop rows = Loop::Serial("r", std::move(r0), std::move(r1));
     rows.body.push_back(Int("c0", std::move(c0)));
     rows.body.push_back(Int("c1", std::move(c1)));
     Compute compute = Compute::At(stage, RowParts(s), absl::StrCat("r * ", length, " + c"),
                                   {StoreRoots{s.roots, staged}});
-    if (staged.empty()) {
-      Loop along = Loop::Simd("c", "c0", "c1");
-      along.body.push_back({std::move(compute)});
-      rows.body.push_back({std::move(along)});
-      return {std::move(rows)};
-    }
-    // With staged outputs the task's share of a row goes piece by piece.
-    const int64_t piece = StagePiece(s);
-    Loop pieces = Loop::Serial("s0", "c0", "c1", absl::StrCat(piece));
-    pieces.body.push_back(Int("s1", Expr::Min("c1", absl::StrCat("s0 + ", piece))));
-    Loop along = Loop::Simd("c", "s0", "s1");
+    Loop along = Loop::Simd("c", "c0", "c1");
     along.body.push_back({std::move(compute)});
+    rows.body.push_back(InPieces(s, std::move(along), staged));
+    return {std::move(rows)};
+  }
+
+  // The vector loop `along` over a row's elements [begin, end) of stage
+  // `s`, piece by piece when it stages outputs: each piece's loop, then
+  // the piece streamed out of each staging row. Reductions in `along`
+  // carry from piece to piece. Its bounds are plain expressions (no minimum).
+  Node InPieces(const Stage& s, Loop along, const std::vector<const Instruction*>& staged) {
+    if (staged.empty()) return {std::move(along)};
+    staged_in_phase_ = true;
+    const int64_t piece = StagePiece(s);
+    Loop pieces = Loop::Serial("s0", along.begin, along.end, absl::StrCat(piece));
+    pieces.body.push_back(Int("s1", Expr::Min(along.end.text, absl::StrCat("s0 + ", piece))));
+    along.begin = "s0";
+    along.end = "s1";
     pieces.body.push_back({std::move(along)});
     for (const Instruction* v : staged) {
       int k = ir_.BufferIndex(v);
-      pieces.body.push_back({StreamOut{k, absl::StrCat("r * ", length, " + s0"),
+      pieces.body.push_back({StreamOut{k, absl::StrCat("r * ", s.RowLength(), " + s0"),
                                        absl::StrCat("stage_", k), "(s1 - s0)"}});
     }
-    rows.body.push_back({std::move(pieces)});
-    return {std::move(rows)};
+    return {std::move(pieces)};
+  }
+
+  // The roots of stage `s` that a schedule stages and streams out.
+  std::vector<const Instruction*> StagedRoots(const Stage& s) const {
+    std::vector<const Instruction*> staged;
+    for (const Instruction* v : s.roots) {
+      if (IsStaged(s, v)) staged.push_back(v);
+    }
+    return staged;
   }
 
   Node RowReduce(size_t stage) {
@@ -618,11 +632,12 @@ class CpuScheduler {
       finish.push_back({Compute::Scalar(stage, {FinishRow{reduction, /*with_init=*/false}},
                                         /*loads_only=*/true)});
     }
-    steps.back() = StoreRoots{s.roots, {}};
+    const std::vector<const Instruction*> staged = StagedRoots(s);
+    steps.back() = StoreRoots{s.roots, staged};
     along.body.push_back(
         {Compute::At(stage, RowParts(s), absl::StrCat("r * ", length, " + c"), std::move(steps))});
     rows.body.push_back({Compute::Scalar(stage, std::move(inits))});
-    rows.body.push_back({std::move(along)});
+    rows.body.push_back(InPieces(s, std::move(along), staged));
     Append(rows.body, std::move(finish));
     return {std::move(rows)};
   }
@@ -1076,6 +1091,8 @@ class CpuScheduler {
   const target::DeviceSpec& device_;
   std::vector<bool> barrier_;  // before each phase
   std::vector<TaskLoop> loops_;
+  // Whether the phase being scheduled streams stores (it then fences them).
+  bool staged_in_phase_ = false;
 };
 
 }  // namespace
