@@ -1,6 +1,8 @@
 // Sibling groups of the same space merge related pairs first: a group
 // joins the one reading its values (or sharing an input) before any other
 // group of as many elements, with which it would share a loop and no data.
+// On a CPU such unrelated groups merge only while together they move no
+// more than the last-level cache.
 #include <string>
 
 #include "../common/hlo_text.h"
@@ -61,6 +63,45 @@ TEST(RelatedSiblings, AnOutputJoinsTheReductionReadingItNotAnUnrelatedGroup) {
     }
   }
   EXPECT_EQ(k.grid_barriers, 0);
+}
+
+// Two unrelated updates (x * 2 + y over f32[16,64], its twin over
+// f32[64,16]): 20 KB moved in all.
+constexpr char kUnrelatedUpdates[] = R"(HloModule unrelated
+ENTRY e {
+  x = f32[16,64] parameter(0)
+  y = f32[16,64] parameter(1)
+  a = f32[64,16] parameter(2)
+  b = f32[64,16] parameter(3)
+  two = f32[] constant(2)
+  twos = f32[16,64] broadcast(two), dimensions={}
+  x2 = f32[16,64] multiply(x, twos)
+  u = f32[16,64] add(x2, y)
+  twos2 = f32[64,16] broadcast(two), dimensions={}
+  a2 = f32[64,16] multiply(a, twos2)
+  v = f32[64,16] add(a2, b)
+  ROOT t = (f32[16,64], f32[64,16]) tuple(u, v)
+}
+)";
+
+// The groups of the one kernel planning kUnrelatedUpdates with a last-level
+// cache of `cache` bytes.
+size_t UnrelatedUpdateGroups(int64_t cache) {
+  std::unique_ptr<Module> m = ParseModule(kUnrelatedUpdates);
+  if (m == nullptr) return 0;
+  PlanOptions options;
+  options.device = target::HostCpuSpec();
+  options.device.last_level_cache_bytes = cache;
+  options.strategy = Strategy::kStitch;
+  absl::StatusOr<FusionPlan> plan = PlanModule(*m, options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok() || plan->computations[0].kernels.size() != 1) return 0;
+  return plan->computations[0].kernels[0].groups.size();
+}
+
+TEST(RelatedSiblings, UnrelatedGroupsMergeOnlyWhileTheCacheHoldsWhatTheyMove) {
+  EXPECT_EQ(UnrelatedUpdateGroups(1 << 20), 1u);   // 20 KB: one loop
+  EXPECT_EQ(UnrelatedUpdateGroups(16 << 10), 2u);  // past 16 KB: a loop each
 }
 
 }  // namespace

@@ -372,7 +372,12 @@ class Analysis {
   // once; only then any two of the same space, which share a loop and no
   // data. (In index order alone, a LAMB tensor's moments joined the
   // previous tensor's output pass, of the same element count, and its
-  // update went to memory for its own norm's pass to read back.)
+  // update went to memory for its own norm's pass to read back.) On a CPU
+  // two such groups stay apart when together they move more than the
+  // last-level cache: one loop then runs both groups' streams of memory at
+  // once, where a loop each takes them in turn (Adam's two largest
+  // tensors, 14 streams: 11.63 -> 10.84 ms apart on a 2-core Xeon), while
+  // small ones save a loop's start merged (GPT-2's kernels 3% faster).
   void MergeSiblings() {
     for (bool related_only : {true, false}) {
       while (MergeOnePair(related_only)) {
@@ -386,6 +391,8 @@ class Analysis {
         const Group& ga = kernel_.groups[a];
         const Group& gb = kernel_.groups[b];
         if ((related_only && !Related(static_cast<int>(a), static_cast<int>(b))) ||
+            (!related_only && !device_.is_gpu() && device_.last_level_cache_bytes > 0 &&
+             MemoryBytes(ga) + MemoryBytes(gb) > device_.last_level_cache_bytes) ||
             !SameSpace(ga, gb) ||
             !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) || LosesRowLocality(ga, gb) ||
             DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
@@ -397,6 +404,21 @@ class Analysis {
       }
     }
     return false;
+  }
+
+  // Bytes group `g` reads from the kernel's inputs and writes to its
+  // outputs.
+  int64_t MemoryBytes(const Group& g) const {
+    absl::flat_hash_set<const Instruction*> moved;
+    for (const Instruction* m : g.members) {
+      if (outputs_.contains(m)) moved.insert(m);
+      for (const Instruction* o : m->operands()) {
+        if (!Contains(o)) moved.insert(o);
+      }
+    }
+    int64_t bytes = 0;
+    for (const Instruction* v : moved) bytes += ValueBytes(v->shape());
+    return bytes;
   }
 
   // Whether group a reads group b's values or b a's, or both read one of
