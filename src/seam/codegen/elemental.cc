@@ -129,6 +129,9 @@ absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const I
   std::string value;
   if (storage->second == Storage::kTile) {  // tiles hold compute values
     value = absl::StrCat(names_.tile(v), "[", linear, " - ", names_.tile_base(v), "]");
+    if (hoist_ && linear == hoisted_row_ && written_earlier_(v)) {
+      return hoist_(ComputeType(t), value);
+    }
   } else {
     value = LoadExpr(t, absl::StrCat(names_.buffer(ir_.BufferIndex(v)), "[", linear, "]"));
     Note(ConversionForm(t));

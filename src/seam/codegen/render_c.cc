@@ -1,6 +1,7 @@
 #include "seam/codegen/render_c.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -13,6 +14,12 @@ namespace seam::codegen {
 
 void CodeWriter::Line(const std::string& s) {
   absl::StrAppend(&text_, std::string(indent_, ' '), s, "\n");
+}
+
+void CodeWriter::Insert(size_t at, int indent, const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& line : lines) absl::StrAppend(&text, std::string(indent, ' '), line, "\n");
+  text_.insert(at, text);
 }
 
 std::string TargetTraits::SerialFor(const Loop& l) const {
@@ -66,13 +73,30 @@ class Renderer {
     return absl::OkStatus();
   }
 
+  // A vectorized loop's hoisted row loads (see HoistRowLoads) go before it.
   absl::Status Write(const Loop& loop) {
+    const size_t at = out_.size();
+    const int indent = out_.indent();
+    std::vector<std::string> outer_hoisted = std::exchange(hoisted_, {});
     SEAM_RETURN_IF_ERROR(traits_.OpenLoop(ir_, loop, out_));
     loops_.push_back(&loop);
     SEAM_RETURN_IF_ERROR(Walk(loop.body));
     loops_.pop_back();
     traits_.CloseLoop(loop, out_);
+    if (!hoisted_.empty()) out_.Insert(at, indent, hoisted_);
+    hoisted_ = std::move(outer_hoisted);
     return absl::OkStatus();
+  }
+
+  // Whether a loop along rows indexed by `r` runs inside a serial loop over
+  // `r`: the row's values are the same on every step.
+  bool AlongARow() const {
+    if (loops_.empty() || loops_.back()->role != LoopRole::kSimd || loops_.back()->var == "r") {
+      return false;
+    }
+    return std::any_of(loops_.begin(), loops_.end() - 1, [](const Loop* l) {
+      return l->role == LoopRole::kSerial && l->var == "r";
+    });
   }
 
   absl::Status Write(const Let& let) {
@@ -127,10 +151,12 @@ class Renderer {
   // plain, calling the vector twins where the target has them.
   absl::Status Write(const Compute& c) {
     std::vector<std::string> lines;
+    const size_t hoisted = hoisted_.size();
     SEAM_ASSIGN_OR_RETURN(VectorForm form, Lines(c, /*twins=*/false, lines));
     const bool vectorized = !loops_.empty() && loops_.back()->role == LoopRole::kSimd;
     if (vectorized && form == VectorForm::kTwinned && traits_.VectorTwins()) {
       lines.clear();
+      hoisted_.resize(hoisted);
       SEAM_RETURN_IF_ERROR(Lines(c, /*twins=*/true, lines).status());
     }
     for (const std::string& line : lines) out_.Append(absl::StrCat(line, "\n"));
@@ -143,6 +169,19 @@ class Renderer {
                        c.loads_only ? absl::flat_hash_set<const Instruction*>{} : Computed(s),
                        &lines, out_.indent());
     if (twins) e.UseVectorTwins();
+    if (AlongARow()) {
+      e.HoistRowLoads(
+          "r",
+          [this, &c](const Instruction* v) {
+            auto producer = ir_.tile_stage.find(v);
+            return producer != ir_.tile_stage.end() && producer->second < c.stage;
+          },
+          [this](const std::string& type, const std::string& value) {
+            std::string name = absl::StrCat("row", next_hoisted_++);
+            hoisted_.push_back(absl::StrCat("const ", type, " ", name, " = ", value, ";"));
+            return name;
+          });
+    }
     Index index;
     if (!c.index.empty()) index.assign(s.dims.size(), "0");
     for (const IndexPart& part : c.index) {
@@ -290,6 +329,8 @@ class Renderer {
   absl::flat_hash_map<const Instruction*, VectorForm> reducer_forms_;
   CodeWriter out_;
   std::vector<const Loop*> loops_;  // enclosing the node being written
+  std::vector<std::string> hoisted_;  // before the innermost loop
+  int next_hoisted_ = 0;
 };
 
 }  // namespace

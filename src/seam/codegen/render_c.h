@@ -23,6 +23,9 @@ class CodeWriter {
   void Indent(int by) { indent_ += by; }
   int indent() const { return indent_; }
   void Append(const std::string& text) { text_ += text; }
+  size_t size() const { return text_.size(); }
+  // Inserts `lines` at offset `at` of the text, at `indent`.
+  void Insert(size_t at, int indent, const std::vector<std::string>& lines);
   std::string Take() { return std::move(text_); }
 
  private:
