@@ -80,6 +80,27 @@ ENTRY e {
 )");
 }
 
+// A layer norm over the last dimension of f32[rows, length], without scale
+// and offset, as JAX writes it: mean, centred squares, their mean, the
+// normalized row.
+inline std::string LayerNormText(int64_t rows, int64_t length) {
+  const std::string x = absl::StrCat("f32[", rows, ",", length, "]"),
+                    row = absl::StrCat("f32[", rows, "]");
+  return absl::StrCat(
+      "HloModule layer_norm\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = ", x, " parameter(0)\n",
+      "  zero = f32[] constant(0)\n  n = f32[] constant(", length, ")\n",
+      "  eps = f32[] constant(1e-5)\n",
+      "  sum = ", row, " reduce(x, zero), dimensions={1}, to_apply=add\n",
+      "  nb = ", row, " broadcast(n), dimensions={}\n  mean = ", row, " divide(sum, nb)\n",
+      "  mb = ", x, " broadcast(mean), dimensions={0}\n  d = ", x, " subtract(x, mb)\n",
+      "  d2 = ", x, " multiply(d, d)\n",
+      "  ss = ", row, " reduce(d2, zero), dimensions={1}, to_apply=add\n",
+      "  var = ", row, " divide(ss, nb)\n  eb = ", row, " broadcast(eps), dimensions={}\n",
+      "  ve = ", row, " add(var, eb)\n  rs = ", row, " rsqrt(ve)\n",
+      "  rb = ", x, " broadcast(rs), dimensions={0}\n  ROOT y = ", x, " multiply(d, rb)\n}\n");
+}
+
 // A softmax over the last dimension of `type`[rows, length], written as
 // JAX writes it: max, exp of the difference, sum, division; or, with
 // `log`, a log-softmax: the difference less the sum's log.

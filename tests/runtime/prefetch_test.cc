@@ -57,33 +57,6 @@ ENTRY e {
 }
 )";
 
-constexpr char kLayerNorm[] = R"(HloModule layer_norm
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[2000,256] parameter(0)
-  zero = f32[] constant(0)
-  n = f32[] constant(256)
-  eps = f32[] constant(1e-5)
-  sum = f32[2000] reduce(x, zero), dimensions={1}, to_apply=add
-  nb = f32[2000] broadcast(n), dimensions={}
-  mean = f32[2000] divide(sum, nb)
-  mb = f32[2000,256] broadcast(mean), dimensions={0}
-  d = f32[2000,256] subtract(x, mb)
-  d2 = f32[2000,256] multiply(d, d)
-  ss = f32[2000] reduce(d2, zero), dimensions={1}, to_apply=add
-  var = f32[2000] divide(ss, nb)
-  eb = f32[2000] broadcast(eps), dimensions={}
-  ve = f32[2000] add(var, eb)
-  rs = f32[2000] rsqrt(ve)
-  rb = f32[2000,256] broadcast(rs), dimensions={0}
-  ROOT y = f32[2000,256] multiply(d, rb)
-}
-)";
-
 TEST(Prefetch, TheExpPassFetchesTheNextTasksRows) {
   const std::string source = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 2000, 256),
                                                         "prefetch_softmax", kSmallL2);
@@ -112,7 +85,8 @@ TEST(Prefetch, InputsOnlyLaterPassesReadComeForThisTasksRows) {
 
 TEST(Prefetch, PhasesWithoutATranscendentalAlongRowsFetchNothing) {
   const std::string kernels =
-      testing::CpuKernelsChecked(kLayerNorm, "prefetch_layer_norm", kSmallL2);
+      testing::CpuKernelsChecked(testing::LayerNormText(2000, 256), "prefetch_layer_norm",
+                                 kSmallL2);
   EXPECT_FALSE(absl::StrContains(kernels, "seam_prefetch(b")) << kernels;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "backends.h"
@@ -14,37 +15,9 @@
 namespace seam::runtime {
 namespace {
 
-// Layer norm over f32[64,1024] as JAX writes it: mean, centred squares,
-// their mean, the normalized row.
-constexpr char kLayerNorm[] = R"(HloModule layer_norm
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[64,1024] parameter(0)
-  zero = f32[] constant(0)
-  n = f32[] constant(1024)
-  eps = f32[] constant(1e-5)
-  sum = f32[64] reduce(x, zero), dimensions={1}, to_apply=add
-  ns = f32[64] broadcast(n), dimensions={}
-  mean = f32[64] divide(sum, ns)
-  mb = f32[64,1024] broadcast(mean), dimensions={0}
-  d = f32[64,1024] subtract(x, mb)
-  d2 = f32[64,1024] multiply(d, d)
-  ss = f32[64] reduce(d2, zero), dimensions={1}, to_apply=add
-  var = f32[64] divide(ss, ns)
-  epss = f32[64] broadcast(eps), dimensions={}
-  ve = f32[64] add(var, epss)
-  rstd = f32[64] rsqrt(ve)
-  rb = f32[64,1024] broadcast(rstd), dimensions={0}
-  ROOT y = f32[64,1024] multiply(d, rb)
-}
-)";
-
 TEST(RowLoads, ALoopAlongARowReadsItsStatisticsBeforeIt) {
-  const std::string kernels = testing::CpuKernelsChecked(kLayerNorm, "row_loads_layer_norm");
+  const std::string kernels =
+      testing::CpuKernelsChecked(testing::LayerNormText(64, 1024), "row_loads_layer_norm");
   ASSERT_TRUE(absl::StrContains(kernels, "const float row")) << kernels;
   // Inside a vector loop no value is read from a tile at the row's index.
   bool in_vector_loop = false;

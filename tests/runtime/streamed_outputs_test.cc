@@ -132,8 +132,8 @@ TEST(StreamedOutputs, ARowReductionsPassStreamsTheValuesItWrites) {
   // b3 is the output d, b6 the scratch u, both written beside the row sums
   // in pieces; w (b4) streams from its own pass.
   for (const char* buffer : {"b3", "b6", "b4"}) {
-    EXPECT_TRUE(absl::StrContains(kernels, absl::StrCat("seam_stream_store(", buffer, " + r * 256")))
-        << buffer << kernels;
+    const std::string store = absl::StrCat("seam_stream_store(", buffer, " + r * 256");
+    EXPECT_TRUE(absl::StrContains(kernels, store)) << store << "\n" << kernels;
   }
   // The pieces keep the row sum one vector reduction, carried across them.
   EXPECT_TRUE(absl::StrContains(kernels, "#pragma omp simd reduction(+:acc0)\n")) << kernels;

@@ -18,7 +18,9 @@ void CodeWriter::Line(const std::string& s) {
 
 void CodeWriter::Insert(size_t at, int indent, const std::vector<std::string>& lines) {
   std::string text;
-  for (const std::string& line : lines) absl::StrAppend(&text, std::string(indent, ' '), line, "\n");
+  for (const std::string& line : lines) {
+    absl::StrAppend(&text, std::string(indent, ' '), line, "\n");
+  }
   text_.insert(at, text);
 }
 
