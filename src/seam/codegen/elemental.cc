@@ -129,8 +129,10 @@ absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const I
   std::string value;
   if (storage->second == Storage::kTile) {  // tiles hold compute values
     value = absl::StrCat(names_.tile(v), "[", linear, " - ", names_.tile_base(v), "]");
-    if (hoist_ && linear == hoisted_row_ && written_earlier_(v)) {
-      return hoist_(ComputeType(t), value);
+    if (hoist_) {
+      if (std::optional<std::string> hoisted = hoist_(v, linear, ComputeType(t), value)) {
+        return *hoisted;
+      }
     }
   } else {
     value = LoadExpr(t, absl::StrCat(names_.buffer(ir_.BufferIndex(v)), "[", linear, "]"));

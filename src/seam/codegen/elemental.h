@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,18 +61,14 @@ class ElementalEmitter {
   // bf16/f16 results keep float precision (seam_keep) instead of rounding:
   // a reducer's accumulator.
   void KeepHalfPrecision() { keep_half_ = true; }
-  // Loads of tile values at linear index `row` (a row's statistic, in a
-  // loop along the row) that `earlier` says an earlier loop wrote go to
-  // `hoist` instead, which names the variable it declares before the loop
-  // (GCC 12 reloaded them on every vector step, the arithmetic on them
-  // too, and versioned the loop for aliasing with the stores).
-  void HoistRowLoads(std::string row, std::function<bool(const Instruction*)> earlier,
-                     std::function<std::string(const std::string& type, const std::string& value)>
-                         hoist) {
-    hoisted_row_ = std::move(row);
-    written_earlier_ = std::move(earlier);
-    hoist_ = std::move(hoist);
-  }
+  // Loads of tile values go first to `hoist` (value `v` at linear index
+  // `linear`, read as `load`, of compute type `type`): the name of a
+  // variable it declares elsewhere for them (before the loop, for a row's
+  // statistic), or nothing to load them here.
+  using TileLoadHoist = std::function<std::optional<std::string>(
+      const Instruction* v, const std::string& linear, const std::string& type,
+      const std::string& load)>;
+  void HoistTileLoads(TileLoadHoist hoist) { hoist_ = std::move(hoist); }
   // Makes `name` the value of `v` at `index` (loop-carried or argument values).
   void Bind(const Instruction* v, const Index& index, const std::string& name);
   // What to convert to v's storage type when storing value `name` of v: its
@@ -106,9 +103,7 @@ class ElementalEmitter {
   VectorForm form_ = VectorForm::kPlain;
   bool twins_ = false;
   bool keep_half_ = false;
-  std::string hoisted_row_;
-  std::function<bool(const Instruction*)> written_earlier_;
-  std::function<std::string(const std::string&, const std::string&)> hoist_;
+  TileLoadHoist hoist_;
 };
 
 // The C++ lambda computing a reduce's reducer on two accumulators (compute

@@ -75,7 +75,7 @@ class Renderer {
     return absl::OkStatus();
   }
 
-  // A vectorized loop's hoisted row loads (see HoistRowLoads) go before it.
+  // A vectorized loop's hoisted row loads (see RowLoadsAhead) go before it.
   absl::Status Write(const Loop& loop) {
     const size_t at = out_.size();
     const int indent = out_.indent();
@@ -88,6 +88,24 @@ class Renderer {
     if (!hoisted_.empty()) out_.Insert(at, indent, hoisted_);
     hoisted_ = std::move(outer_hoisted);
     return absl::OkStatus();
+  }
+
+  // A row's statistics, read in a loop along the row: a tile value at the
+  // row's index that an earlier stage's loop wrote, declared before the
+  // vector loop (GCC 12 reloaded it on every vector step, redid the
+  // arithmetic on it there, and versioned the loop for its aliasing with
+  // the stores).
+  ElementalEmitter::TileLoadHoist RowLoadsAhead(int stage) {
+    return [this, stage](const Instruction* v, const std::string& linear, const std::string& type,
+                         const std::string& load) -> std::optional<std::string> {
+      auto producer = ir_.tile_stage.find(v);
+      if (linear != "r" || producer == ir_.tile_stage.end() || producer->second >= stage) {
+        return std::nullopt;
+      }
+      std::string name = absl::StrCat("row", next_hoisted_++);
+      hoisted_.push_back(absl::StrCat("const ", type, " ", name, " = ", load, ";"));
+      return name;
+    };
   }
 
   // Whether a loop along rows indexed by `r` runs inside a serial loop over
@@ -171,19 +189,7 @@ class Renderer {
                        c.loads_only ? absl::flat_hash_set<const Instruction*>{} : Computed(s),
                        &lines, out_.indent());
     if (twins) e.UseVectorTwins();
-    if (AlongARow()) {
-      e.HoistRowLoads(
-          "r",
-          [this, &c](const Instruction* v) {
-            auto producer = ir_.tile_stage.find(v);
-            return producer != ir_.tile_stage.end() && producer->second < c.stage;
-          },
-          [this](const std::string& type, const std::string& value) {
-            std::string name = absl::StrCat("row", next_hoisted_++);
-            hoisted_.push_back(absl::StrCat("const ", type, " ", name, " = ", value, ";"));
-            return name;
-          });
-    }
+    if (AlongARow()) e.HoistTileLoads(RowLoadsAhead(c.stage));
     Index index;
     if (!c.index.empty()) index.assign(s.dims.size(), "0");
     for (const IndexPart& part : c.index) {

@@ -391,9 +391,9 @@ class Analysis {
         const Group& ga = kernel_.groups[a];
         const Group& gb = kernel_.groups[b];
         if ((related_only && !Related(static_cast<int>(a), static_cast<int>(b))) ||
+            !SameSpace(ga, gb) ||
             (!related_only && !device_.is_gpu() && device_.last_level_cache_bytes > 0 &&
              MemoryBytes(ga) + MemoryBytes(gb) > device_.last_level_cache_bytes) ||
-            !SameSpace(ga, gb) ||
             !ReadsOnlyLocally(ga, gb) || !ReadsOnlyLocally(gb, ga) || LosesRowLocality(ga, gb) ||
             DependsThroughOthers(static_cast<int>(a), static_cast<int>(b)) ||
             DependsThroughOthers(static_cast<int>(b), static_cast<int>(a))) {
@@ -406,18 +406,25 @@ class Analysis {
     return false;
   }
 
+  // The kernel's inputs group `g` reads.
+  absl::flat_hash_set<const Instruction*> InputsRead(const Group& g) const {
+    absl::flat_hash_set<const Instruction*> inputs;
+    for (const Instruction* m : g.members) {
+      for (const Instruction* o : m->operands()) {
+        if (!Contains(o)) inputs.insert(o);
+      }
+    }
+    return inputs;
+  }
+
   // Bytes group `g` reads from the kernel's inputs and writes to its
   // outputs.
   int64_t MemoryBytes(const Group& g) const {
-    absl::flat_hash_set<const Instruction*> moved;
-    for (const Instruction* m : g.members) {
-      if (outputs_.contains(m)) moved.insert(m);
-      for (const Instruction* o : m->operands()) {
-        if (!Contains(o)) moved.insert(o);
-      }
-    }
     int64_t bytes = 0;
-    for (const Instruction* v : moved) bytes += ValueBytes(v->shape());
+    for (const Instruction* v : InputsRead(g)) bytes += ValueBytes(v->shape());
+    for (const Instruction* m : g.members) {
+      if (outputs_.contains(m)) bytes += ValueBytes(m->shape());
+    }
     return bytes;
   }
 
@@ -429,16 +436,9 @@ class Analysis {
       return std::find(next.begin(), next.end(), to) != next.end();
     };
     if (reads(a, b) || reads(b, a)) return true;
-    absl::flat_hash_set<const Instruction*> inputs;
-    for (const Instruction* m : kernel_.groups[a].members) {
-      for (const Instruction* o : m->operands()) {
-        if (!Contains(o)) inputs.insert(o);
-      }
-    }
-    for (const Instruction* m : kernel_.groups[b].members) {
-      for (const Instruction* o : m->operands()) {
-        if (!Contains(o) && inputs.contains(o) && o->shape().ArrayElementCount() > 1) return true;
-      }
+    const absl::flat_hash_set<const Instruction*> inputs = InputsRead(kernel_.groups[a]);
+    for (const Instruction* o : InputsRead(kernel_.groups[b])) {
+      if (inputs.contains(o) && o->shape().ArrayElementCount() > 1) return true;
     }
     return false;
   }
