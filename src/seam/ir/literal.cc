@@ -1,7 +1,5 @@
 #include "seam/ir/literal.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 
@@ -9,32 +7,6 @@
 #include "seam/util/status_macros.h"
 
 namespace seam {
-namespace {
-
-constexpr size_t kHugePage = size_t{2} << 20;
-// From this size on, glibc's malloc maps every block afresh from the kernel
-// (its largest mmap threshold); smaller blocks it recycles from its heap,
-// faulting nothing, and aligning those to huge pages made them fault again
-// (a 3.2 MB convolution result 0.25 -> 0.63 ms).
-constexpr size_t kFreshFrom = size_t{32} << 20;
-
-}  // namespace
-
-void* AllocateElements(size_t bytes) {
-  if (bytes < kFreshFrom) {
-    void* memory = std::malloc(bytes == 0 ? 1 : bytes);
-    if (memory == nullptr) throw std::bad_alloc();
-    return memory;
-  }
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* memory = std::aligned_alloc(kHugePage, rounded);
-  if (memory == nullptr) throw std::bad_alloc();
-  // Advice only: where huge pages are off or scarce, 4 KiB pages serve.
-  madvise(memory, rounded, MADV_HUGEPAGE);
-  return memory;
-}
-
-void FreeElements(void* memory) noexcept { std::free(memory); }
 
 Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   if (shape_.IsTuple()) {

@@ -13,17 +13,11 @@
 #include <utility>
 #include <vector>
 
+#include "seam/ir/element_memory.h"
 #include "seam/ir/shape.h"
 
 namespace seam {
 
-// Memory for array elements: blocks of 32 MiB or more, which the C library
-// maps afresh for each allocation, are aligned to 2 MiB and advised to the
-// kernel as huge pages, so a fresh buffer (a result handed to the caller)
-// takes one page fault per 2 MiB instead of one per 4 KiB. (A 100 MB result
-// of fresh 4 KiB pages cost more in faults than the kernel writing it.)
-void* AllocateElements(size_t bytes);
-void FreeElements(void* memory) noexcept;
 
 // The allocator of element buffers. It allocates without value-initializing
 // (buffers a writer fills anyway, compiled kernels' outputs, are not written
@@ -57,8 +51,8 @@ struct ElementAllocator {
     if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     return static_cast<T*>(AllocateElements(n * sizeof(T)));
   }
-  void deallocate(T* p, size_t) noexcept {
-    if (p != lent_) FreeElements(p);
+  void deallocate(T* p, size_t n) noexcept {
+    if (p != lent_) FreeElements(p, n * sizeof(T));
   }
   template <typename U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
