@@ -39,7 +39,8 @@ TEST(ColumnFolding, FourRowsAStepThroughARegisterThenTheRest) {
       << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "float fold0 = part0[p];")) << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "part0[p] = fold0;")) << kernels;
-  EXPECT_TRUE(absl::StrContains(kernels, "const int64_t x0 = (q + 3);")) << kernels;
+  // The fourth row's index, once per step of four (before the vector loop).
+  EXPECT_TRUE(absl::StrContains(kernels, "const int64_t inv2 = (q + 3);")) << kernels;
 }
 
 TEST(ColumnFolding, PartialsMeetABlockOfKeptElementsAcrossLanes) {

@@ -1,13 +1,18 @@
-// A loop along a row reads a row's statistics (its mean, its variance,
-// kept in the tile by an earlier loop) once, before the loop: in the loop
+// What stays the same along a vector loop is computed once, before it: a
+// row's statistics (kept in the tile by an earlier loop), a channel's
+// scale in an NCHW batch norm (loaded at the row's channel, with its
+// square root and division), the index arithmetic of the row. In the loop
 // GCC 12 reloaded them on every vector step, redid the arithmetic on them
-// there, and versioned the loop for their aliasing with its stores. The
-// kernels equal the interpreter.
+// there, and versioned the loop for their aliasing with its stores. A
+// fold over a contiguous run of several dimensions goes along the run in
+// one loop (one loop per dimension reduced its lanes at the end of every
+// row), with the run's index whole. The kernels equal the interpreter.
 #include <string>
 #include <vector>
 
 #include "../common/hlo_text.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "backends.h"
 #include "gtest/gtest.h"
@@ -15,11 +20,9 @@
 namespace seam::runtime {
 namespace {
 
-TEST(RowLoads, ALoopAlongARowReadsItsStatisticsBeforeIt) {
-  const std::string kernels =
-      testing::CpuKernelsChecked(testing::LayerNormText(64, 1024), "row_loads_layer_norm");
-  ASSERT_TRUE(absl::StrContains(kernels, "const float row")) << kernels;
-  // Inside a vector loop no value is read from a tile at the row's index.
+// The lines of `kernels` inside vector loops.
+std::vector<std::string> VectorLoopLines(const std::string& kernels) {
+  std::vector<std::string> lines;
   bool in_vector_loop = false;
   int depth = 0, loop_depth = 0;
   for (absl::string_view line : absl::StrSplit(kernels, '\n')) {
@@ -31,10 +34,81 @@ TEST(RowLoads, ALoopAlongARowReadsItsStatisticsBeforeIt) {
     if (in_vector_loop && depth <= loop_depth && !absl::StrContains(line, "#pragma")) {
       in_vector_loop = false;
     }
-    if (in_vector_loop) {
-      EXPECT_FALSE(absl::StrContains(line, "= tile_") && absl::StrContains(line, "[r - r0"))
-          << line << "\n" << kernels;
-    }
+    if (in_vector_loop) lines.emplace_back(line);
+  }
+  return lines;
+}
+
+// A batch norm's training step over NCHW f32[n, c, h, w]: the channels'
+// statistics, the normalized output through ReLU.
+std::string BatchNormNchw(int64_t n, int64_t c, int64_t h, int64_t w) {
+  const std::string x = absl::StrCat("f32[", n, ",", c, ",", h, ",", w, "]"),
+                    ch = absl::StrCat("f32[", c, "]");
+  return absl::StrCat(R"(HloModule batch_norm_nchw
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = )", x, R"( parameter(0)
+  gamma = )", ch, R"( parameter(1)
+  beta = )", ch, R"( parameter(2)
+  zero = f32[] constant(0)
+  count = f32[] constant()", n * h * w, R"()
+  nb = )", ch, R"( broadcast(count), dimensions={}
+  sum = )", ch, R"( reduce(x, zero), dimensions={0,2,3}, to_apply=add
+  mean = )", ch, R"( divide(sum, nb)
+  mb = )", x, R"( broadcast(mean), dimensions={1}
+  d = )", x, R"( subtract(x, mb)
+  d2 = )", x, R"( multiply(d, d)
+  ss = )", ch, R"( reduce(d2, zero), dimensions={0,2,3}, to_apply=add
+  var = )", ch, R"( divide(ss, nb)
+  eps = f32[] constant(1e-5)
+  eb = )", ch, R"( broadcast(eps), dimensions={}
+  ve = )", ch, R"( add(var, eb)
+  rs = )", ch, R"( rsqrt(ve)
+  scale = )", ch, R"( multiply(rs, gamma)
+  sb = )", x, R"( broadcast(scale), dimensions={1}
+  y = )", x, R"( multiply(d, sb)
+  bb = )", x, R"( broadcast(beta), dimensions={1}
+  z = )", x, R"( add(y, bb)
+  zb = )", x, R"( broadcast(zero), dimensions={}
+  ROOT r = )", x, R"( maximum(z, zb)
+}
+)");
+}
+
+TEST(LoopInvariants, ALoopAlongARowReadsItsStatisticsBeforeIt) {
+  const std::string kernels =
+      testing::CpuKernelsChecked(testing::LayerNormText(64, 1024), "row_loads_layer_norm");
+  ASSERT_TRUE(absl::StrContains(kernels, "const float inv")) << kernels;
+  // Inside a vector loop no value is read from a tile at the row's index.
+  for (const std::string& line : VectorLoopLines(kernels)) {
+    EXPECT_FALSE(absl::StrContains(line, "= tile_") && absl::StrContains(line, "[r - r0"))
+        << line << "\n" << kernels;
+  }
+}
+
+TEST(LoopInvariants, AChannelsScaleIsComputedOncePerRow) {
+  const std::string kernels =
+      testing::CpuKernelsChecked(BatchNormNchw(4, 8, 24, 40), "loop_invariants_batch_norm");
+  ASSERT_TRUE(absl::StrContains(kernels, "std::sqrt")) << kernels;
+  for (const std::string& line : VectorLoopLines(kernels)) {
+    // Neither the square root nor the row's channel (r / 24 % 8) per element.
+    EXPECT_FALSE(absl::StrContains(line, "std::sqrt")) << line << "\n" << kernels;
+    EXPECT_FALSE(absl::StrContains(line, "/ 24")) << line << "\n" << kernels;
+  }
+}
+
+TEST(LoopInvariants, AFoldGoesAlongAContiguousRunInOneLoop) {
+  const std::string kernels =
+      testing::CpuKernelsChecked(BatchNormNchw(4, 8, 24, 40), "loop_invariants_fold_runs");
+  // A channel's run of 24 x 40 elements in each image, its index whole.
+  EXPECT_TRUE(absl::StrContains(kernels, "for (int64_t i = 0; i < 960; ++i) {")) << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "b0[(o) * 7680 + (p) * 960 + i]")) << kernels;
+  for (const std::string& line : VectorLoopLines(kernels)) {
+    EXPECT_FALSE(absl::StrContains(line, "% 40")) << line << "\n" << kernels;
   }
 }
 

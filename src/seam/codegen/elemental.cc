@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/codegen/c_types.h"
+#include "seam/codegen/identifiers.h"
 #include "seam/codegen/scalar_expr.h"
 #include "seam/util/status_macros.h"
 
@@ -44,10 +45,37 @@ ElementalEmitter::ElementalEmitter(const KernelIr& ir, MemoryNames names,
       lines_(lines),
       indent_(indent, ' ') {}
 
-void ElementalEmitter::Emit(const std::string& line) { lines_->push_back(indent_ + line); }
+void ElementalEmitter::Emit(const std::string& line) {
+  lines_->push_back(indent_ + line);
+  if (!hoist_) return;
+  ForEachIdentifier(line, [&](absl::string_view name, absl::string_view after) {
+    if (Assigns(after)) in_loop_.insert(std::string(name));
+  });
+}
+
+void ElementalEmitter::HoistInvariants(const std::string& varying, InvariantHoist hoist) {
+  hoist_ = std::move(hoist);
+  in_loop_.insert(varying);
+}
+
+std::string ElementalEmitter::Declare(const std::string& type, const std::string& name,
+                                      const std::string& expr, const Instruction* loaded) {
+  if (hoist_) {
+    bool invariant = true;
+    ForEachIdentifier(expr, [&](absl::string_view word, absl::string_view) {
+      invariant &= !in_loop_.contains(word);
+    });
+    if (invariant) {
+      if (std::optional<std::string> hoisted = hoist_(loaded, type, expr)) return *hoisted;
+    }
+  }
+  Emit(absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
+  return name;
+}
 
 void ElementalEmitter::Bind(const Instruction* v, const Index& index, const std::string& name) {
   memo_[MemoKey(v, index)] = name;
+  in_loop_.insert(name);
 }
 
 std::string ElementalEmitter::Storable(const std::string& name) const {
@@ -63,18 +91,43 @@ std::string ElementalEmitter::IndexVar(const std::string& expr) {
   if (expr.find_first_of("+-*/%(") == std::string::npos) return expr;  // already simple
   auto it = memo_.find("#" + expr);
   if (it != memo_.end()) return it->second;
-  std::string name = Fresh("x");
-  Emit(absl::StrCat("const int64_t ", name, " = ", expr, ";"));
+  const size_t lines = lines_->size();
+  std::string name = Declare("int64_t", Fresh("x"), expr);
+  if (lines_->size() > lines) indices_.push_back({name, lines});
   memo_["#" + expr] = name;
   return name;
 }
 
-std::string ElementalEmitter::Linear(const std::vector<int64_t>& dims, const Index& index) {
+void ElementalEmitter::DropUnusedIndices() {
+  for (auto it = indices_.rbegin(); it != indices_.rend(); ++it) {
+    const auto& [name, line] = *it;
+    bool read = false;
+    for (size_t k = line + 1; k < lines_->size() && !read; ++k) read = Reads((*lines_)[k], name);
+    if (!read) lines_->erase(lines_->begin() + static_cast<std::ptrdiff_t>(line));
+  }
+  indices_.clear();
+}
+
+std::string ElementalEmitter::Linear(const std::vector<int64_t>& dims, const Index& index) const {
   std::string linear = "0";
   int64_t stride = 1;
-  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0;) {
+    // A split ending at d whose extents and indices these dims have.
+    auto whole = std::find_if(splits_.begin(), splits_.end(), [&](const Split& split) {
+      const int n = static_cast<int>(split.dims.size());
+      return n > 1 && n <= d + 1 &&
+             std::equal(split.dims.begin(), split.dims.end(), dims.begin() + (d + 1 - n)) &&
+             std::equal(split.index.begin(), split.index.end(), index.begin() + (d + 1 - n));
+    });
+    if (whole != splits_.end()) {
+      linear = Add(Mul(whole->linear, stride), linear);
+      for (int64_t extent : whole->dims) stride *= extent;
+      d -= static_cast<int>(whole->dims.size());
+      continue;
+    }
     if (dims[d] != 1) linear = Add(Mul(index[d], stride), linear);
     stride *= dims[d];
+    --d;
   }
   return linear;
 }
@@ -92,6 +145,7 @@ Index ElementalEmitter::Delinearize(const std::vector<int64_t>& dims, const std:
     }
     stride *= dims[d];
   }
+  splits_.push_back({linear, dims, index});
   return index;
 }
 
@@ -114,10 +168,8 @@ absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const I
   std::string name = Fresh("v");
   if (v->opcode() == Opcode::kConstant && v->literal() != nullptr && !v->literal()->is_elided() &&
       !v->literal()->is_opaque() && v->literal()->element_count() == 1) {
-    Emit(absl::StrCat("const ", ComputeType(t), " ", name, " = ",
-                      ElementLiteral(*v->literal(), 0), ";"));
     Note(LiteralForm(t));
-    return name;
+    return Declare(ComputeType(t), name, ElementLiteral(*v->literal(), 0));
   }
   auto storage = ir_.storage.find(v);
   if (storage == ir_.storage.end()) {
@@ -125,21 +177,14 @@ absl::StatusOr<std::string> ElementalEmitter::Load(const Instruction* v, const I
                                             "', which it neither computes nor receives"));
   }
   std::string linear = Linear(v->shape().dims(), index);
-  std::string element;
   std::string value;
   if (storage->second == Storage::kTile) {  // tiles hold compute values
     value = absl::StrCat(names_.tile(v), "[", linear, " - ", names_.tile_base(v), "]");
-    if (hoist_) {
-      if (std::optional<std::string> hoisted = hoist_(v, linear, ComputeType(t), value)) {
-        return *hoisted;
-      }
-    }
   } else {
     value = LoadExpr(t, absl::StrCat(names_.buffer(ir_.BufferIndex(v)), "[", linear, "]"));
     Note(ConversionForm(t));
   }
-  Emit(absl::StrCat("const ", ComputeType(t), " ", name, " = ", value, ";"));
-  return name;
+  return Declare(ComputeType(t), name, value, v);
 }
 
 // Reshape (and row-major bitcast): dimensions equal at the end of both
@@ -162,8 +207,7 @@ absl::StatusOr<Index> ElementalEmitter::ReshapeIndex(const Instruction* v, const
 
 std::string ElementalEmitter::Define(const Instruction* v, const std::string& name,
                                      const std::string& expr) {
-  Emit(absl::StrCat("const ", ComputeType(v->shape().dtype()), " ", name, " = ", expr, ";"));
-  return name;
+  return Declare(ComputeType(v->shape().dtype()), name, expr);
 }
 
 absl::StatusOr<std::string> ElementalEmitter::Compute(const Instruction* v, const Index& index) {
@@ -319,10 +363,11 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeElementwise(const Instructi
   // With excess precision only an explicit convert to a half type rounds
   // (the program asked for that precision there).
   if (ir_.excess_precision && !(convert && from != t)) return Define(v, name, expr);
-  unrounded_[name] = expr;
-  if (keep_half_) return Define(v, name, absl::StrCat("seam_keep(", expr, ")"));
-  Note(ConversionForm(t));
-  return Define(v, name, RoundExpr(t, expr));
+  Note(keep_half_ ? VectorForm::kPlain : ConversionForm(t));
+  const std::string defined =
+      Define(v, name, keep_half_ ? absl::StrCat("seam_keep(", expr, ")") : RoundExpr(t, expr));
+  unrounded_[defined] = expr;
+  return defined;
 }
 
 absl::StatusOr<std::string> ReducerLambda(const Instruction& reduce, const std::string& name,

@@ -45,8 +45,14 @@ class ElementalEmitter {
 
   // A fresh integer variable holding `expr`.
   std::string IndexVar(const std::string& expr);
-  // The row-major linear index of `index` in `dims`.
-  static std::string Linear(const std::vector<int64_t>& dims, const Index& index);
+  // Takes back the index variables declared in the lines that nothing
+  // after them reads (those Linear took whole).
+  void DropUnusedIndices();
+  // The row-major linear index of `index` in `dims`. Consecutive
+  // dimensions whose indices Delinearize split from one linear index, over
+  // the same extents, take that index whole (no division and
+  // multiplication back per element).
+  std::string Linear(const std::vector<int64_t>& dims, const Index& index) const;
   // The multi-index of a linear index over `dims`.
   Index Delinearize(const std::vector<int64_t>& dims, const std::string& linear);
   // Emits a raw statement.
@@ -61,14 +67,17 @@ class ElementalEmitter {
   // bf16/f16 results keep float precision (seam_keep) instead of rounding:
   // a reducer's accumulator.
   void KeepHalfPrecision() { keep_half_ = true; }
-  // Loads of tile values go first to `hoist` (value `v` at linear index
-  // `linear`, read as `load`, of compute type `type`): the name of a
-  // variable it declares elsewhere for them (before the loop, for a row's
-  // statistic), or nothing to load them here.
-  using TileLoadHoist = std::function<std::optional<std::string>(
-      const Instruction* v, const std::string& linear, const std::string& type,
-      const std::string& load)>;
-  void HoistTileLoads(TileLoadHoist hoist) { hoist_ = std::move(hoist); }
+  // Declarations that stay the same along the innermost loop, whose
+  // variable is `varying`, go to `hoist` (`const <type> <name> = expr;`, a
+  // load of `loaded` where one is given, else an index or arithmetic): the
+  // name of a variable it declares for them before the loop, or nothing to
+  // declare them here. A declaration that reads the loop's variable, or a
+  // name declared or assigned in the loop, stays. (GCC 12 kept loads at
+  // the row's index in the loop, with the arithmetic on them: a square
+  // root and a division per vector of a batch norm's output.)
+  using InvariantHoist = std::function<std::optional<std::string>(
+      const Instruction* loaded, const std::string& type, const std::string& expr)>;
+  void HoistInvariants(const std::string& varying, InvariantHoist hoist);
   // Makes `name` the value of `v` at `index` (loop-carried or argument values).
   void Bind(const Instruction* v, const Index& index, const std::string& name);
   // What to convert to v's storage type when storing value `name` of v: its
@@ -88,6 +97,10 @@ class ElementalEmitter {
                                                  const std::string& name);
   // Emits `const <v's compute type> name = expr;` and returns name.
   std::string Define(const Instruction* v, const std::string& name, const std::string& expr);
+  // Emits `const type name = expr;` (`loaded` when it loads that value),
+  // or has the hoist declare it before the loop; returns the name it has.
+  std::string Declare(const std::string& type, const std::string& name, const std::string& expr,
+                      const Instruction* loaded = nullptr);
   absl::StatusOr<std::string> Load(const Instruction* v, const Index& index);
   absl::StatusOr<Index> ReshapeIndex(const Instruction* v, const Index& index);
   std::string Fresh(const std::string& prefix);
@@ -103,7 +116,19 @@ class ElementalEmitter {
   VectorForm form_ = VectorForm::kPlain;
   bool twins_ = false;
   bool keep_half_ = false;
-  TileLoadHoist hoist_;
+  InvariantHoist hoist_;
+  // What Delinearize split: the linear index, the extents, their indices.
+  struct Split {
+    std::string linear;
+    std::vector<int64_t> dims;
+    Index index;
+  };
+  std::vector<Split> splits_;
+  // The index variables declared in the lines: name, line.
+  std::vector<std::pair<std::string, size_t>> indices_;
+  // What changes along the loop: its variable and the names declared or
+  // assigned in it.
+  absl::flat_hash_set<std::string> in_loop_;
 };
 
 // The C++ lambda computing a reduce's reducer on two accumulators (compute

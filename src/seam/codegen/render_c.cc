@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "seam/codegen/c_types.h"
 #include "seam/codegen/elemental.h"
+#include "seam/codegen/identifiers.h"
 #include "seam/codegen/render_common.h"
 #include "seam/util/status_macros.h"
 
@@ -75,48 +76,65 @@ class Renderer {
     return absl::OkStatus();
   }
 
-  // A vectorized loop's hoisted row loads (see RowLoadsAhead) go before it.
+  // What stays the same along a vectorized loop (see LoopInvariants) goes
+  // before it.
   absl::Status Write(const Loop& loop) {
     const size_t at = out_.size();
     const int indent = out_.indent();
-    std::vector<std::string> outer_hoisted = std::exchange(hoisted_, {});
+    std::vector<Hoisted> outer_hoisted = std::exchange(hoisted_, {});
     SEAM_RETURN_IF_ERROR(traits_.OpenLoop(ir_, loop, out_));
     loops_.push_back(&loop);
     SEAM_RETURN_IF_ERROR(Walk(loop.body));
     loops_.pop_back();
     traits_.CloseLoop(loop, out_);
-    if (!hoisted_.empty()) out_.Insert(at, indent, hoisted_);
+    std::vector<std::string> read = ReadHoisted(out_.Since(at));
+    if (!read.empty()) out_.Insert(at, indent, read);
     hoisted_ = std::move(outer_hoisted);
     return absl::OkStatus();
   }
 
-  // A row's statistics, read in a loop along the row: a tile value at the
-  // row's index that an earlier stage's loop wrote, declared before the
-  // vector loop (GCC 12 reloaded it on every vector step, redid the
-  // arithmetic on it there, and versioned the loop for its aliasing with
-  // the stores).
-  ElementalEmitter::TileLoadHoist RowLoadsAhead(int stage) {
-    return [this, stage](const Instruction* v, const std::string& linear, const std::string& type,
-                         const std::string& load) -> std::optional<std::string> {
-      auto producer = ir_.tile_stage.find(v);
-      if (linear != "r" || producer == ir_.tile_stage.end() || producer->second >= stage) {
-        return std::nullopt;
+  // The hoisted declarations the loop's text or a later one reads (index
+  // arithmetic that Linear took whole goes), in order.
+  std::vector<std::string> ReadHoisted(absl::string_view loop_text) const {
+    std::vector<std::string> kept;
+    for (auto it = hoisted_.rbegin(); it != hoisted_.rend(); ++it) {
+      const bool read = Reads(loop_text, it->name) ||
+                        std::any_of(kept.begin(), kept.end(), [&](const std::string& later) {
+                          return Reads(later, it->name);
+                        });
+      if (read) kept.push_back(it->line);
+    }
+    std::reverse(kept.begin(), kept.end());
+    return kept;
+  }
+
+  // What stays the same along a vector loop, declared before it (see
+  // ElementalEmitter::HoistInvariants): a value loaded at an index the loop
+  // does not move, and what is computed from such values alone. Not the
+  // stage's own values (the loop may write them), nor a tile an earlier
+  // stage does not write.
+  ElementalEmitter::InvariantHoist LoopInvariants(int stage) {
+    return [this, stage, members = Computed(ir_.stages[stage])](
+               const Instruction* loaded, const std::string& type,
+               const std::string& expr) -> std::optional<std::string> {
+      if (loaded != nullptr) {
+        if (members.contains(loaded)) return std::nullopt;
+        auto producer = ir_.tile_stage.find(loaded);
+        if (ir_.storage.at(loaded) == Storage::kTile &&
+            (producer == ir_.tile_stage.end() || producer->second >= stage)) {
+          return std::nullopt;
+        }
       }
-      std::string name = absl::StrCat("row", next_hoisted_++);
-      hoisted_.push_back(absl::StrCat("const ", type, " ", name, " = ", load, ";"));
+      std::string name = absl::StrCat("inv", next_hoisted_++);
+      hoisted_.push_back({name, absl::StrCat("const ", type, " ", name, " = ", expr, ";")});
       return name;
     };
   }
 
-  // Whether a loop along rows indexed by `r` runs inside a serial loop over
-  // `r`: the row's values are the same on every step.
-  bool AlongARow() const {
-    if (loops_.empty() || loops_.back()->role != LoopRole::kSimd || loops_.back()->var == "r") {
-      return false;
-    }
-    return std::any_of(loops_.begin(), loops_.end() - 1, [](const Loop* l) {
-      return l->role == LoopRole::kSerial && l->var == "r";
-    });
+  // The variable of the vector loop the code being written is in, if it is.
+  const std::string* VectorLoopVar() const {
+    if (loops_.empty() || loops_.back()->role != LoopRole::kSimd) return nullptr;
+    return &loops_.back()->var;
   }
 
   absl::Status Write(const Let& let) {
@@ -189,7 +207,7 @@ class Renderer {
                        c.loads_only ? absl::flat_hash_set<const Instruction*>{} : Computed(s),
                        &lines, out_.indent());
     if (twins) e.UseVectorTwins();
-    if (AlongARow()) e.HoistTileLoads(RowLoadsAhead(c.stage));
+    if (const std::string* var = VectorLoopVar()) e.HoistInvariants(*var, LoopInvariants(c.stage));
     Index index;
     if (!c.index.empty()) index.assign(s.dims.size(), "0");
     for (const IndexPart& part : c.index) {
@@ -203,11 +221,12 @@ class Renderer {
       for (size_t k = 0; k < part.dims.size(); ++k) index[part.dims[k]] = at[k];
     }
     const std::string linear =
-        c.linear.empty() && !index.empty() ? ElementalEmitter::Linear(s.dims, index) : c.linear;
+        c.linear.empty() && !index.empty() ? e.Linear(s.dims, index) : c.linear;
     for (const ComputeStep& step : c.steps) {
       SEAM_RETURN_IF_ERROR(
           std::visit([&](const auto& st) { return Step(e, s, index, linear, st); }, step));
     }
+    e.DropUnusedIndices();
     return e.form();
   }
 
@@ -337,7 +356,11 @@ class Renderer {
   absl::flat_hash_map<const Instruction*, VectorForm> reducer_forms_;
   CodeWriter out_;
   std::vector<const Loop*> loops_;  // enclosing the node being written
-  std::vector<std::string> hoisted_;  // before the innermost loop
+  // Declarations for before the innermost loop.
+  struct Hoisted {
+    std::string name, line;
+  };
+  std::vector<Hoisted> hoisted_;
   int next_hoisted_ = 0;
 };
 

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "seam/codegen/kernel_ir.h"
 
 namespace seam::codegen {
@@ -24,6 +25,8 @@ class CodeWriter {
   int indent() const { return indent_; }
   void Append(const std::string& text) { text_ += text; }
   size_t size() const { return text_.size(); }
+  // The text from offset `at` on.
+  absl::string_view Since(size_t at) const { return absl::string_view(text_).substr(at); }
   // Inserts `lines` at offset `at` of the text, at `indent`.
   void Insert(size_t at, int indent, const std::vector<std::string>& lines);
   std::string Take() { return std::move(text_); }

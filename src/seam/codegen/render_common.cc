@@ -132,7 +132,7 @@ absl::Status EmitElementwiseRoots(ElementalEmitter& e, const Stage& s,
     std::optional<Index> alike = IndexAlike(s.dims, index, dims);
     Index at = alike ? *std::move(alike) : e.Delinearize(dims, linear);
     SEAM_ASSIGN_OR_RETURN(std::string value, e.Value(root, at));
-    store(e, root, ElementalEmitter::Linear(root->shape().dims(), at), value);
+    store(e, root, e.Linear(root->shape().dims(), at), value);
   }
   return absl::OkStatus();
 }
