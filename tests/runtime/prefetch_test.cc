@@ -97,6 +97,24 @@ TEST(Prefetch, PhasesWithoutATranscendentalAlongRowsFetchInTheOutputPass) {
   EXPECT_LT(fetch, kernels.find("b1[(r) * 256 + c] =")) << kernels;
 }
 
+// A layer norm backward's phase holds column folds (scopes, not loops over
+// rows) beside its row passes: its last loop over rows asks, whatever the
+// stages' order (the workload's phase ends with a fold).
+TEST(Prefetch, TheLastLoopOverRowsAsksBesideColumnFolds) {
+  const std::string source = testing::CpuKernelsChecked(
+      testing::LayerNormBackwardText("2000,256", "2000", "0", 256), "prefetch_ln_backward",
+      kSmallL2);
+  const std::string kernels = source.substr(std::min(source.size(), source.find("void seam_c")));
+  const size_t fetch = kernels.find("seam_prefetch(b0 + std::min<int64_t>(r + ");
+  ASSERT_NE(fetch, std::string::npos) << kernels;
+  EXPECT_NE(kernels.find("seam_prefetch(b1 + std::min<int64_t>(r + ", fetch), std::string::npos)
+      << kernels;
+  EXPECT_LT(kernels.rfind("reduction(+:"), fetch) << kernels;
+  const size_t output = kernels.find("b4[(r) * 256 + c] =");
+  ASSERT_NE(output, std::string::npos) << kernels;
+  EXPECT_LT(fetch, output) << kernels;
+}
+
 TEST(Prefetch, RowsTheL2sHoldAreNotAskedFor) {
   const std::string kernels = testing::CpuKernelsChecked(
       testing::SoftmaxText("f32", 2000, 256), "prefetch_in_l2", WithL2(int64_t{1} << 30));

@@ -240,8 +240,8 @@ class CpuScheduler {
   // and this task's rows of inputs only later passes read (DIEN's gate).
   // Measured on a 2-core Xeon (seam bench, 3 interleaved rounds): attention
   // softmax 12.4-13.4 -> 10.4-11.0 ms, DIEN 10.8-11.3 -> 8.4-8.5 ms.
-  // Without such a pass the last one asks (the output pass, from cache
-  // while its stores go out): RMSNorm 5.69 -> 5.26 ms, dropout + layer
+  // Without such a pass the last loop over rows asks (the output pass,
+  // from cache while its stores go out): RMSNorm 5.69 -> 5.26 ms, dropout + layer
   // norm 3.16 -> 2.93 ms (5 rounds); a middle pass without a
   // transcendental asking made layer norm 4% slower (the loads of its
   // own rows keep the memory busy). Nor are rows the threads' L2s hold
@@ -253,7 +253,13 @@ class CpuScheduler {
     while (pass < end && (!TranscendentalAlongRows(ir_.stages[pass]) || OnlineRider(pass, begin))) {
       ++pass;
     }
-    if (pass == end) pass = end - 1;
+    // Each stage ends the phase's body with its node, a loop over the rows
+    // but for a column fold's (a scope).
+    auto node_of = [&](size_t k) { return std::get_if<Loop>(&body[body.size() - (end - k)].node); };
+    if (pass == end) {
+      pass = end - 1;
+      while (pass > begin + 1 && node_of(pass) == nullptr) --pass;
+    }
     // Long rows stream through the hardware prefetcher within a pass; a
     // row asked for at once past 16 KB fills the line-fill buffers.
     absl::flat_hash_set<int> read;
@@ -282,8 +288,7 @@ class CpuScheduler {
     for (size_t k = begin; k <= pass; ++k) ask(k, /*next_task=*/true);
     for (size_t k = pass + 1; k < end; ++k) ask(k, /*next_task=*/false);
     if (ahead.empty()) return;
-    // Each stage ends the phase's body with its loop over the rows.
-    Loop* row_loop = std::get_if<Loop>(&body[body.size() - (end - pass)].node);
+    Loop* row_loop = node_of(pass);
     if (row_loop == nullptr) return;
     row_loop->body.insert(row_loop->body.begin(), std::make_move_iterator(ahead.begin()),
                           std::make_move_iterator(ahead.end()));
