@@ -14,8 +14,8 @@
 namespace seam::runtime {
 namespace {
 
-// Softmaxes over f32[512,512] and f32[256,1024]: two tile phases of 16
-// tasks each, in one parallel loop.
+// Softmaxes over f32[512,512] and f32[256,1024]: two tile phases of 64
+// tasks each (16 KiB of rows a task), in one parallel loop.
 constexpr char kTwoSoftmaxes[] = R"(HloModule two_softmaxes
 add {
   a = f32[] parameter(0)
@@ -53,14 +53,14 @@ ENTRY e {
 TEST(SharedTaskLoops, EachPhaseLoopsOverItsPartOfTheClaimedTasks) {
   const std::string source = testing::CpuKernelsChecked(kTwoSoftmaxes, "shared_task_loops");
   const std::string kernels = source.substr(std::min(source.size(), source.find("void seam_c")));
-  EXPECT_TRUE(absl::StrContains(kernels, "seam_parallel(seam_threads, 32,")) << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "seam_parallel(seam_threads, 128,")) << kernels;
   EXPECT_TRUE(absl::StrContains(
       kernels, "for (int64_t seam_t = std::max<int64_t>(seam_begin, 0); seam_t < "
-               "std::min<int64_t>(seam_end, 16); ++seam_t) {"))
+               "std::min<int64_t>(seam_end, 64); ++seam_t) {"))
       << kernels;
   EXPECT_TRUE(absl::StrContains(
-      kernels, "for (int64_t seam_t = std::max<int64_t>(seam_begin, 16); seam_t < "
-               "std::min<int64_t>(seam_end, 32); ++seam_t) {"))
+      kernels, "for (int64_t seam_t = std::max<int64_t>(seam_begin, 64); seam_t < "
+               "std::min<int64_t>(seam_end, 128); ++seam_t) {"))
       << kernels;
   EXPECT_FALSE(absl::StrContains(kernels, "if (seam_t <")) << kernels;
 }

@@ -596,6 +596,11 @@ class Analysis {
   int GroupOfDominant(const Instruction* d) const { return groups_of_.at(d).front(); }
 
   void ChooseMappings() {
+    const bool column_folds = std::any_of(
+        kernel_.groups.begin(), kernel_.groups.end(), [&](const Group& g) {
+          return !device_.is_gpu() && SpaceOf(g.dominant).kind == MappingKind::kColumn &&
+                 SpaceOf(g.dominant).reduces && FoldsLeadingDims(g);
+        });
     for (Group& g : kernel_.groups) {
       Space s = SpaceOf(g.dominant);
       if (!s.fixed) {
@@ -617,7 +622,7 @@ class Analysis {
       MappingRequest request{s.kind, s.rows, s.row_length,
                              ElementBytes(s.reduces ? g.dominant->operand(0)->shape()
                                                     : g.dominant->shape()),
-                             s.reduces};
+                             s.reduces, column_folds};
       g.mapping = ChooseMapping(request, device_);
     }
   }

@@ -22,6 +22,9 @@ struct MappingRequest {
   // Whether rows are folded (reductions): only those are split, since
   // splitting an elementwise row needs no combining and is just more blocks.
   bool reduces = false;
+  // Whether the kernel also folds columns over these rows' tiles (its
+  // partials come one per tile, so a tile is not made smaller).
+  bool beside_column_folds = false;
 };
 
 ThreadMapping ChooseMapping(const MappingRequest& request, const target::DeviceSpec& device);
