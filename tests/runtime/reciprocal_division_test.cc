@@ -2,9 +2,11 @@
 // a multiplication by its reciprocal, which the loop along the row computes
 // once; a division by a value that varies along the row (a per-column
 // scale) stays a division, as do divisions on a GPU. The results stay
-// within an ulp and a half of the division's.
+// within an ulp and a half of the division's. A bf16 division does so
+// only with excess precision, where the chain computes in float.
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "backends.h"
 #include "gtest/gtest.h"
 #include "seam/codegen/kernel_ir.h"
@@ -87,6 +89,27 @@ ENTRY e {
   }
   // The kernel multiplied (a division would round every quotient alike).
   EXPECT_GT(rounded_apart, 0);
+}
+
+// A bf16 division by a scalar (an optimizer's bias correction).
+constexpr char kBf16ScalarDivisor[] = R"(HloModule m
+ENTRY e {
+  x = bf16[64,256] parameter(0)
+  s = bf16[] parameter(1)
+  by = bf16[64,256] broadcast(s), dimensions={}
+  ROOT q = bf16[64,256] divide(x, by)
+}
+)";
+
+TEST(ReciprocalDivision, Bf16OnlyWithExcessPrecision) {
+  compiler::CpuOptions options;
+  options.plan.excess_precision = true;
+  const std::string excess = testing::CpuKernelsChecked(kBf16ScalarDivisor, "bf16_excess", options);
+  EXPECT_TRUE(absl::StrContains(excess, "(float(1) / ")) << excess;
+  options.plan.excess_precision = false;
+  const std::string rounded = testing::CpuKernelsChecked(kBf16ScalarDivisor, "bf16_rounded", options);
+  ASSERT_FALSE(rounded.empty());
+  EXPECT_FALSE(absl::StrContains(rounded, "(float(1) / ")) << rounded;
 }
 
 }  // namespace

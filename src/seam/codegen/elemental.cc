@@ -352,7 +352,7 @@ absl::StatusOr<std::string> ElementalEmitter::ComputeElementwise(const Instructi
       Note(ConversionForm(operand_type));
     }
   }
-  if (ir_.reciprocal_divisions.contains(v)) {
+  if (ir_.reciprocal_divisions.contains(v) && (!IsHalfType(t) || ir_.excess_precision)) {
     return Define(v, name,
                   absl::StrCat("(", args[0], " * (", ComputeType(t), "(1) / ", args[1], "))"));
   }

@@ -139,7 +139,9 @@ struct KernelIr {
   // the loop along the row computes the reciprocal once, where a vector
   // division costs several multiplications. Within an ulp and a half of
   // the division (two roundings); apart where the divisor is below
-  // 2^-126, whose reciprocal overflows.
+  // 2^-126, whose reciprocal overflows. Half-typed ones only with excess
+  // precision (in float, as the rest of the chain; rounded at each op, a
+  // reciprocal's ulp could move the half-typed result).
   absl::flat_hash_set<const Instruction*> reciprocal_divisions;
 
   // The schedule (ScheduleKernel): the loop nest, the memory the kernel

@@ -130,7 +130,7 @@ void FindReciprocalDivisions(KernelIr& ir) {
     if (s.kind == LoopKind::kPartialReduce) continue;
     for (const Instruction* m : s.members) {
       const DType t = m->shape().dtype();
-      if (m->opcode() != Opcode::kDivide || (t != DType::kF32 && t != DType::kF64) ||
+      if (m->opcode() != Opcode::kDivide || !IsFloatType(t) ||
           m->shape().dims() != s.dims || m->operand(1)->opcode() != Opcode::kBroadcast) {
         continue;
       }
