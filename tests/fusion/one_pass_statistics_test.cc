@@ -4,7 +4,9 @@
 // fewer; not where the re-read comes from cache, not on a GPU, not when
 // turned off, not where the reduced elements are not contiguous runs, and
 // not for deviations from a value that varies along the reduced
-// dimensions.
+// dimensions. At bf16 as JAX writes it (the squares bf16, converted to f32
+// for the sum) only with excess precision, where the chain computes in
+// float as the one-pass form does.
 #include "seam/fusion/one_pass_statistics.h"
 #include "../common/hlo_text.h"
 #include "gtest/gtest.h"
@@ -60,10 +62,12 @@ target::DeviceSpec SmallCacheCpu() {
   return cpu;
 }
 
-FusionPlan Plan(const Module& m, const target::DeviceSpec& device, bool one_pass = true) {
+FusionPlan Plan(const Module& m, const target::DeviceSpec& device, bool one_pass = true,
+               bool excess_precision = true) {
   PlanOptions options;
   options.device = device;
   options.one_pass_statistics = one_pass;
+  options.excess_precision = excess_precision;
   absl::StatusOr<FusionPlan> plan = PlanModule(m, options);
   EXPECT_TRUE(plan.ok()) << plan.status();
   return *std::move(plan);
@@ -130,6 +134,47 @@ TEST(OnePassStatistics, TheBatchNormVarianceFoldsInTheMeansPassOnACpu) {
   // Where x stays in the last-level cache, the re-read costs about what
   // the fold's own pass over each run does: two passes as written.
   EXPECT_TRUE(Plan(*m, target::HostCpuSpec()).computations[0].kernels[0].one_pass.empty());
+}
+
+// jnp.var of a bf16 x over N, H, W: sums in f32 of converted bf16 values.
+constexpr char kBf16BatchNorm[] = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = bf16[16,8,32,32] parameter(0)
+  wide = f32[16,8,32,32] convert(x)
+  zero = f32[] constant(0)
+  sum = f32[8] reduce(wide, zero), dimensions={0,2,3}, to_apply=add
+  n = f32[] constant(16384)
+  ns = f32[8] broadcast(n), dimensions={}
+  mean = f32[8] divide(sum, ns)
+  narrow = bf16[8] convert(mean)
+  spread = bf16[16,8,32,32] broadcast(narrow), dimensions={1}
+  centered = bf16[16,8,32,32] subtract(x, spread)
+  squared = bf16[16,8,32,32] multiply(centered, centered)
+  widened = f32[16,8,32,32] convert(squared)
+  squares = f32[8] reduce(widened, zero), dimensions={0,2,3}, to_apply=add
+  ROOT out = (f32[8], f32[8]) tuple(mean, squares)
+}
+)";
+
+TEST(OnePassStatistics, ABf16VarianceFoldsOnlyWithExcessPrecision) {
+  std::unique_ptr<Module> m = ParseModule(kBf16BatchNorm);
+  ASSERT_NE(m, nullptr);
+  const Instruction* squares = FindInstruction(*m, "squares");
+  EXPECT_FALSE(MatchCenteredSquares(*squares).has_value());
+  std::optional<CenteredSquares> matched = MatchCenteredSquares(*squares, /*half_chains=*/true);
+  ASSERT_TRUE(matched.has_value());
+  EXPECT_EQ(matched->value, FindInstruction(*m, "x"));
+  EXPECT_EQ(matched->center, FindInstruction(*m, "spread"));
+  const FusionPlan excess = Plan(*m, SmallCacheCpu());
+  ASSERT_EQ(excess.computations[0].kernels.size(), 1u);
+  EXPECT_EQ(excess.computations[0].kernels[0].one_pass.size(), 1u);
+  const FusionPlan rounded = Plan(*m, SmallCacheCpu(), /*one_pass=*/true, /*excess_precision=*/false);
+  for (const Kernel& k : rounded.computations[0].kernels) EXPECT_TRUE(k.one_pass.empty());
 }
 
 TEST(OnePassStatistics, NotOnAGpuNorWithoutContiguousRuns) {

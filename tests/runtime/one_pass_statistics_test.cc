@@ -211,5 +211,54 @@ ENTRY e {
   EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "out"), "");
 }
 
+// A bf16 activation's statistics as JAX writes them (sums in f32 of
+// converted bf16 values, the mean rounded to bf16 before it centres x):
+// with excess precision the squares fold in the mean's pass, around the
+// rounded mean, and agree with the interpreter's two passes.
+TEST(OnePassStatistics, Bf16StatisticsAroundTheRoundedMean) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = bf16[8,8,32,64] parameter(0)
+  wide = f32[8,8,32,64] convert(x)
+  zero = f32[] constant(0)
+  sum = f32[8] reduce(wide, zero), dimensions={0,2,3}, to_apply=add
+  n = f32[] constant(16384)
+  ns = f32[8] broadcast(n), dimensions={}
+  mean = f32[8] divide(sum, ns)
+  narrow = bf16[8] convert(mean)
+  spread = bf16[8,8,32,64] broadcast(narrow), dimensions={1}
+  centered = bf16[8,8,32,64] subtract(x, spread)
+  squared = bf16[8,8,32,64] multiply(centered, centered)
+  widened = f32[8,8,32,64] convert(squared)
+  squares = f32[8] reduce(widened, zero), dimensions={0,2,3}, to_apply=add
+  ROOT out = (f32[8], f32[8]) tuple(mean, squares)
+}
+)",
+                                                       "m");
+  ASSERT_NE(module, nullptr);
+  const std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/4);
+  compiler::CpuOptions options;
+  options.plan.excess_precision = true;
+  options.plan.device.onchip_bytes_per_block = 64 << 10;
+  options.plan.device.last_level_cache_bytes = 256 << 10;
+  options.dump_to = ::testing::TempDir() + "/seam_one_pass_bf16";
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(*module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(LoopsReadingTheInput(testing::ReadFile(options.dump_to + "/kernels.cc")), 1);
+  Evaluator oracle;
+  oracle.set_wide_accumulation(true);
+  absl::StatusOr<Literal> want = oracle.Run(*module, arguments);
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "out"), "");
+}
+
 }  // namespace
 }  // namespace seam::runtime

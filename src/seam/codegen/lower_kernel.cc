@@ -103,8 +103,9 @@ void AttachOnePass(const fusion::Kernel& kernel, KernelIr& ir) {
         rider.folded != host.folded) {
       continue;
     }
+    // The plan folded a half-typed chain only where it computes in float.
     std::optional<fusion::CenteredSquares> centered =
-        fusion::MatchCenteredSquares(*rider.reductions[0]);
+        fusion::MatchCenteredSquares(*rider.reductions[0], /*half_chains=*/true);
     if (centered) rider.one_pass = Stage::OnePass{centered->value, centered->center, o.host};
   }
 }

@@ -51,6 +51,7 @@ class Analysis {
         device_(device),
         recompute_expensive_(options.recompute_expensive),
         one_pass_statistics_(options.one_pass_statistics),
+        excess_precision_(options.excess_precision),
         recomputed_(std::move(recomputed)) {
     for (size_t k = 0; k < kernel.instructions.size(); ++k) {
       position_[kernel.instructions[k]] = static_cast<int>(k);
@@ -81,7 +82,7 @@ class Analysis {
   // the estimate says they save a read from memory: a re-read the last
   // level cache serves costs about what their own pass over the run does.
   void ChooseOnePass() {
-    kernel_.one_pass = ChooseOnePassStatistics(kernel_, device_);
+    kernel_.one_pass = ChooseOnePassStatistics(kernel_, device_, excess_precision_);
     if (kernel_.one_pass.empty()) return;
     Cost one_pass = EstimateKernelCost(kernel_, device_);
     if (one_pass.dram_read_bytes < kernel_.cost.dram_read_bytes) {
@@ -830,6 +831,7 @@ class Analysis {
   const target::DeviceSpec& device_;
   bool recompute_expensive_;
   bool one_pass_statistics_;
+  bool excess_precision_;
   absl::flat_hash_set<const Instruction*> recomputed_;
   absl::flat_hash_map<const Instruction*, int> position_;
   absl::flat_hash_set<const Instruction*> outputs_;

@@ -21,6 +21,9 @@ struct AnalysisOptions {
   // same elements where the cost model says it saves a read (see
   // one_pass_statistics.h).
   bool one_pass_statistics = true;
+  // Whether half-typed chains compute in float (PlanOptions::excess_precision):
+  // then a bf16 variance's squares fold in one pass too.
+  bool excess_precision = false;
   // A softmax's sum of shifted exps folds in its max's pass, the exps
   // recomputed where read, where the cost model says that saves reads
   // (see online_softmax.h).

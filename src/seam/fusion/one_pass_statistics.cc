@@ -45,13 +45,18 @@ bool FoldsRuns(const Instruction& reduce) {
 
 }  // namespace
 
-std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce) {
+std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce, bool half_chains) {
   if (reduce.opcode() != Opcode::kReduce || reduce.operand_count() != 2 || !IsSum(reduce)) {
     return std::nullopt;
   }
   const DType type = reduce.shape().dtype();
   if (type != DType::kF32 && type != DType::kF64) return std::nullopt;
   const Instruction* square = reduce.operand(0);
+  const DType square_type = square->operand_count() > 0 ? square->operand(0)->shape().dtype() : type;
+  if (half_chains && square->opcode() == Opcode::kConvert &&
+      (square_type == DType::kBF16 || square_type == DType::kF16)) {
+    square = square->operand(0);
+  }
   if (square->opcode() != Opcode::kMultiply || square->operand(0) != square->operand(1)) {
     return std::nullopt;
   }
@@ -66,7 +71,8 @@ std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce) {
 }
 
 std::vector<OnePassStatistic> ChooseOnePassStatistics(const Kernel& kernel,
-                                                      const target::DeviceSpec& device) {
+                                                      const target::DeviceSpec& device,
+                                                      bool half_chains) {
   std::vector<OnePassStatistic> chosen;
   if (device.is_gpu()) return chosen;
   absl::flat_hash_set<const Instruction*> riders;
@@ -97,7 +103,7 @@ std::vector<OnePassStatistic> ChooseOnePassStatistics(const Kernel& kernel,
   for (size_t g = 0; g < kernel.groups.size(); ++g) {
     const Group& rider = kernel.groups[g];
     const Instruction& d = *rider.dominant;
-    std::optional<CenteredSquares> centered = MatchCenteredSquares(d);
+    std::optional<CenteredSquares> centered = MatchCenteredSquares(d, half_chains);
     if (!centered || !rider.sub_dominants.empty() || !FoldsIntoPartials(rider) || !FoldsRuns(d) ||
         !from_inputs(centered->value)) {
       continue;

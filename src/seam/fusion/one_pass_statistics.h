@@ -20,19 +20,25 @@
 namespace seam::fusion {
 
 // reduce(add, (x - c) * (x - c)) (or (c - x)), with `center` c a broadcast
-// constant along the reduced dimensions.
+// constant along the reduced dimensions. `half_chains`: also a square of a
+// half type converted to the reduction's float type (JAX's bf16 variance),
+// which equals the float form only where the chain computes in float
+// (excess precision; rounded at each op, the terms would differ).
 struct CenteredSquares {
   const Instruction* value = nullptr;   // x
   const Instruction* center = nullptr;  // c
 };
-std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce);
+std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce,
+                                                    bool half_chains = false);
 
 // The groups of `kernel` (its groups and mappings chosen) whose sum of
 // squared deviations can fold beside an earlier group's reduction: same
 // reduce input dimensions, same reduced dimensions folding contiguous runs
 // that stay in a CPU thread's cache, and an x computed from the kernel's
 // inputs alone. CPU devices only (the CPU schedule folds them).
+// `half_chains` as MatchCenteredSquares takes it.
 std::vector<OnePassStatistic> ChooseOnePassStatistics(const Kernel& kernel,
-                                                      const target::DeviceSpec& device);
+                                                      const target::DeviceSpec& device,
+                                                      bool half_chains = false);
 
 }  // namespace seam::fusion

@@ -161,6 +161,7 @@ ComputationPlan PlanComputation(const Computation& computation, const PlanOption
     AnalyzeKernel(plan.kernels[k], options.device,
                   {.recompute_expensive = options.strategy == Strategy::kXla,
                    .one_pass_statistics = options.one_pass_statistics,
+                   .excess_precision = options.excess_precision,
                    .online_softmax = options.online_softmax});
   }
   ExplainSplitEdges(computation, options, plan.kernels, plan.refusals);
