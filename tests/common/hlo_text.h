@@ -101,6 +101,27 @@ inline std::string LayerNormText(int64_t rows, int64_t length) {
       "  rb = ", x, " broadcast(rs), dimensions={0}\n  ROOT y = ", x, " multiply(d, rb)\n}\n");
 }
 
+// A bf16 activation bf16[n,c,h,w]'s statistics over N, H, W as JAX writes
+// them (jnp.var): sums in f32 of converted bf16 values, the mean rounded to
+// bf16 before it centres x, the squares bf16.
+inline std::string Bf16BatchStatisticsText(int64_t n, int64_t c, int64_t h, int64_t w) {
+  const std::string dims = absl::StrCat(n, ",", c, ",", h, ",", w);
+  const std::string x = absl::StrCat("bf16[", dims, "]"), wide = absl::StrCat("f32[", dims, "]"),
+                    kept = absl::StrCat("f32[", c, "]");
+  return absl::StrCat(
+      "HloModule bf16_statistics\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = ", x, " parameter(0)\n",
+      "  wide = ", wide, " convert(x)\n  zero = f32[] constant(0)\n",
+      "  sum = ", kept, " reduce(wide, zero), dimensions={0,2,3}, to_apply=add\n",
+      "  n = f32[] constant(", n * h * w, ")\n  ns = ", kept, " broadcast(n), dimensions={}\n",
+      "  mean = ", kept, " divide(sum, ns)\n  narrow = bf16[", c, "] convert(mean)\n",
+      "  spread = ", x, " broadcast(narrow), dimensions={1}\n",
+      "  centered = ", x, " subtract(x, spread)\n  squared = ", x,
+      " multiply(centered, centered)\n  widened = ", wide, " convert(squared)\n",
+      "  squares = ", kept, " reduce(widened, zero), dimensions={0,2,3}, to_apply=add\n",
+      "  ROOT out = (", kept, ", ", kept, ") tuple(mean, squares)\n}\n");
+}
+
 // A softmax over the last dimension of `type`[rows, length], written as
 // JAX writes it: max, exp of the difference, sum, division; or, with
 // `log`, a log-softmax: the difference less the sum's log.

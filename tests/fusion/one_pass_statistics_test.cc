@@ -136,33 +136,8 @@ TEST(OnePassStatistics, TheBatchNormVarianceFoldsInTheMeansPassOnACpu) {
   EXPECT_TRUE(Plan(*m, target::HostCpuSpec()).computations[0].kernels[0].one_pass.empty());
 }
 
-// jnp.var of a bf16 x over N, H, W: sums in f32 of converted bf16 values.
-constexpr char kBf16BatchNorm[] = R"(HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = bf16[16,8,32,32] parameter(0)
-  wide = f32[16,8,32,32] convert(x)
-  zero = f32[] constant(0)
-  sum = f32[8] reduce(wide, zero), dimensions={0,2,3}, to_apply=add
-  n = f32[] constant(16384)
-  ns = f32[8] broadcast(n), dimensions={}
-  mean = f32[8] divide(sum, ns)
-  narrow = bf16[8] convert(mean)
-  spread = bf16[16,8,32,32] broadcast(narrow), dimensions={1}
-  centered = bf16[16,8,32,32] subtract(x, spread)
-  squared = bf16[16,8,32,32] multiply(centered, centered)
-  widened = f32[16,8,32,32] convert(squared)
-  squares = f32[8] reduce(widened, zero), dimensions={0,2,3}, to_apply=add
-  ROOT out = (f32[8], f32[8]) tuple(mean, squares)
-}
-)";
-
 TEST(OnePassStatistics, ABf16VarianceFoldsOnlyWithExcessPrecision) {
-  std::unique_ptr<Module> m = ParseModule(kBf16BatchNorm);
+  std::unique_ptr<Module> m = ParseModule(testing::Bf16BatchStatisticsText(16, 8, 32, 32));
   ASSERT_NE(m, nullptr);
   const Instruction* squares = FindInstruction(*m, "squares");
   EXPECT_FALSE(MatchCenteredSquares(*squares).has_value());

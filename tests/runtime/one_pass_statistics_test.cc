@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <random>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "backends.h"
@@ -167,6 +168,29 @@ TEST(OnePassStatistics, AChunkOfOneRun) { ExpectAccurateStatistics(8, 32, 64); }
 
 TEST(OnePassStatistics, ChunksOfSeveralRuns) { ExpectAccurateStatistics(256, 4, 16); }
 
+// `module` compiled for a CPU whose caches are smaller than its input
+// (excess precision on): one loop reads the input, and the results agree
+// with the interpreter's two passes (summed in double).
+void ExpectOneReadLikeTheInterpreter(const Module& module, uint64_t seed, const std::string& dump) {
+  const std::vector<Literal> arguments = RandomArguments(*module.entry(), seed);
+  compiler::CpuOptions options;
+  options.plan.excess_precision = true;
+  options.plan.device.onchip_bytes_per_block = 64 << 10;
+  options.plan.device.last_level_cache_bytes = 256 << 10;
+  options.dump_to = ::testing::TempDir() + "/" + dump;
+  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
+      compiler::CompileForCpu(module, options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(LoopsReadingTheInput(testing::ReadFile(options.dump_to + "/kernels.cc")), 1);
+  Evaluator oracle;
+  oracle.set_wide_accumulation(true);
+  absl::StatusOr<Literal> want = oracle.Run(module, arguments);
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "out"), "");
+}
+
 // Deviations of other values than the ones the earlier reduction sums
 // (here from a centre that is not their mean) sum those values in the same
 // pass.
@@ -193,22 +217,7 @@ ENTRY e {
 )",
                                                        "m");
   ASSERT_NE(module, nullptr);
-  const std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/3);
-  compiler::CpuOptions options;
-  options.plan.device.onchip_bytes_per_block = 64 << 10;
-  options.plan.device.last_level_cache_bytes = 256 << 10;
-  options.dump_to = ::testing::TempDir() + "/seam_one_pass_other_values";
-  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
-      compiler::CompileForCpu(*module, options);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(LoopsReadingTheInput(testing::ReadFile(options.dump_to + "/kernels.cc")), 1);
-  Evaluator oracle;
-  oracle.set_wide_accumulation(true);
-  absl::StatusOr<Literal> want = oracle.Run(*module, arguments);
-  ASSERT_TRUE(want.ok()) << want.status();
-  EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "out"), "");
+  ExpectOneReadLikeTheInterpreter(*module, /*seed=*/3, "seam_one_pass_other_values");
 }
 
 // A bf16 activation's statistics as JAX writes them (sums in f32 of
@@ -216,48 +225,10 @@ ENTRY e {
 // with excess precision the squares fold in the mean's pass, around the
 // rounded mean, and agree with the interpreter's two passes.
 TEST(OnePassStatistics, Bf16StatisticsAroundTheRoundedMean) {
-  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = bf16[8,8,32,64] parameter(0)
-  wide = f32[8,8,32,64] convert(x)
-  zero = f32[] constant(0)
-  sum = f32[8] reduce(wide, zero), dimensions={0,2,3}, to_apply=add
-  n = f32[] constant(16384)
-  ns = f32[8] broadcast(n), dimensions={}
-  mean = f32[8] divide(sum, ns)
-  narrow = bf16[8] convert(mean)
-  spread = bf16[8,8,32,64] broadcast(narrow), dimensions={1}
-  centered = bf16[8,8,32,64] subtract(x, spread)
-  squared = bf16[8,8,32,64] multiply(centered, centered)
-  widened = f32[8,8,32,64] convert(squared)
-  squares = f32[8] reduce(widened, zero), dimensions={0,2,3}, to_apply=add
-  ROOT out = (f32[8], f32[8]) tuple(mean, squares)
-}
-)",
-                                                       "m");
+  std::unique_ptr<Module> module =
+      testing::ParseFirst(testing::Bf16BatchStatisticsText(8, 8, 32, 64), "m");
   ASSERT_NE(module, nullptr);
-  const std::vector<Literal> arguments = RandomArguments(*module->entry(), /*seed=*/4);
-  compiler::CpuOptions options;
-  options.plan.excess_precision = true;
-  options.plan.device.onchip_bytes_per_block = 64 << 10;
-  options.plan.device.last_level_cache_bytes = 256 << 10;
-  options.dump_to = ::testing::TempDir() + "/seam_one_pass_bf16";
-  absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
-      compiler::CompileForCpu(*module, options);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  absl::StatusOr<Literal> got = (*executable)->Run(arguments);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(LoopsReadingTheInput(testing::ReadFile(options.dump_to + "/kernels.cc")), 1);
-  Evaluator oracle;
-  oracle.set_wide_accumulation(true);
-  absl::StatusOr<Literal> want = oracle.Run(*module, arguments);
-  ASSERT_TRUE(want.ok()) << want.status();
-  EXPECT_EQ(DescribeDifferences(*got, *want, &RewriteTolerance, "out"), "");
+  ExpectOneReadLikeTheInterpreter(*module, /*seed=*/4, "seam_one_pass_bf16");
 }
 
 }  // namespace
