@@ -6,7 +6,9 @@
 // there, and versioned the loop for their aliasing with its stores. A
 // fold over a contiguous run of several dimensions goes along the run in
 // one loop (one loop per dimension reduced its lanes at the end of every
-// row), with the run's index whole. The kernels equal the interpreter.
+// row), with the run's index whole. The kernels equal the interpreter. A
+// name the loop's own statements declare varies along it as its variable
+// does: what reads it stays in the loop.
 #include <string>
 #include <vector>
 
@@ -16,6 +18,9 @@
 #include "absl/strings/str_split.h"
 #include "backends.h"
 #include "gtest/gtest.h"
+#include "seam/codegen/emit_cpu.h"
+#include "seam/codegen/kernel_ir.h"
+#include "seam/fusion/planner.h"
 
 namespace seam::runtime {
 namespace {
@@ -110,6 +115,67 @@ TEST(LoopInvariants, AFoldGoesAlongAContiguousRunInOneLoop) {
   for (const std::string& line : VectorLoopLines(kernels)) {
     EXPECT_FALSE(absl::StrContains(line, "% 40")) << line << "\n" << kernels;
   }
+}
+
+// The innermost vector loop of `body`, if any.
+codegen::Loop* InnermostVectorLoop(codegen::Body& body) {
+  for (codegen::Node& n : body) {
+    codegen::Body* inner = nullptr;
+    if (auto* loop = std::get_if<codegen::Loop>(&n.node)) {
+      if (codegen::Loop* deeper = InnermostVectorLoop(loop->body)) return deeper;
+      if (loop->role == codegen::LoopRole::kSimd) return loop;
+      continue;
+    }
+    if (auto* scope = std::get_if<codegen::Scope>(&n.node)) inner = &scope->body;
+    if (inner != nullptr) {
+      if (codegen::Loop* deeper = InnermostVectorLoop(*inner)) return deeper;
+    }
+  }
+  return nullptr;
+}
+
+// An elementwise row's loop given a statement of its own that declares
+// the column it computes at (as a fold's lanes declare theirs): the load
+// at that column is not taken for an invariant of the loop.
+TEST(LoopInvariants, ANameTheLoopDeclaresVariesAlongIt) {
+  std::unique_ptr<Module> module = testing::ParseFirst(R"(HloModule m
+ENTRY e {
+  x = f32[64,256] parameter(0)
+  s = f32[64] parameter(1)
+  sb = f32[64,256] broadcast(s), dimensions={0}
+  ROOT y = f32[64,256] add(x, sb)
+}
+)",
+                                                       "m");
+  ASSERT_NE(module, nullptr);
+  fusion::PlanOptions options;
+  options.device = target::HostCpuSpec();
+  absl::StatusOr<fusion::FusionPlan> plan = fusion::PlanModule(*module, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->computations[0].kernels.size(), 1u);
+  absl::StatusOr<codegen::KernelIr> ir =
+      codegen::LowerKernel(plan->computations[0].kernels[0], options.device, "k");
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  ASSERT_TRUE(codegen::ScheduleKernel(*ir, options.device).ok());
+  codegen::Loop* along = InnermostVectorLoop(ir->nest);
+  ASSERT_NE(along, nullptr);
+  bool moved = false;
+  for (codegen::Node& n : along->body) {
+    auto* compute = std::get_if<codegen::Compute>(&n.node);
+    if (compute == nullptr) continue;
+    for (codegen::IndexPart& part : compute->index) {
+      if (part.var == along->var) part.var = "column", moved = true;
+    }
+  }
+  ASSERT_TRUE(moved);
+  along->body.insert(along->body.begin(),
+                     {codegen::Statement{absl::StrCat("const int64_t column = ", along->var, ";")}});
+  absl::StatusOr<std::string> source = codegen::EmitCpuKernel(*ir);
+  ASSERT_TRUE(source.ok()) << source.status();
+  const size_t load = source->find("[(r) * 256 + column]");
+  ASSERT_NE(load, std::string::npos) << *source;
+  EXPECT_LT(source->find("#pragma omp simd"), load) << *source;
+  EXPECT_LT(source->find("const int64_t column = "), load) << *source;
 }
 
 }  // namespace

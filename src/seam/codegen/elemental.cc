@@ -53,9 +53,10 @@ void ElementalEmitter::Emit(const std::string& line) {
   });
 }
 
-void ElementalEmitter::HoistInvariants(const std::string& varying, InvariantHoist hoist) {
+void ElementalEmitter::HoistInvariants(const std::vector<std::string>& varying,
+                                       InvariantHoist hoist) {
   hoist_ = std::move(hoist);
-  in_loop_.insert(varying);
+  in_loop_.insert(varying.begin(), varying.end());
 }
 
 std::string ElementalEmitter::Declare(const std::string& type, const std::string& name,

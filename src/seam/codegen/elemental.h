@@ -67,8 +67,9 @@ class ElementalEmitter {
   // bf16/f16 results keep float precision (seam_keep) instead of rounding:
   // a reducer's accumulator.
   void KeepHalfPrecision() { keep_half_ = true; }
-  // Declarations that stay the same along the innermost loop, whose
-  // variable is `varying`, go to `hoist` (`const <type> <name> = expr;`, a
+  // Declarations that stay the same along the innermost loop go to
+  // `hoist`; `varying` are the names that vary along it (its variable, and
+  // what its text before this code declares or assigns) (`const <type> <name> = expr;`, a
   // load of `loaded` where one is given, else an index or arithmetic): the
   // name of a variable it declares for them before the loop, or nothing to
   // declare them here. A declaration that reads the loop's variable, or a
@@ -77,7 +78,7 @@ class ElementalEmitter {
   // root and a division per vector of a batch norm's output.)
   using InvariantHoist = std::function<std::optional<std::string>(
       const Instruction* loaded, const std::string& type, const std::string& expr)>;
-  void HoistInvariants(const std::string& varying, InvariantHoist hoist);
+  void HoistInvariants(const std::vector<std::string>& varying, InvariantHoist hoist);
   // Makes `name` the value of `v` at `index` (loop-carried or argument values).
   void Bind(const Instruction* v, const Index& index, const std::string& name);
   // What to convert to v's storage type when storing value `name` of v: its

@@ -1,7 +1,9 @@
 #include "seam/codegen/render_c.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -83,7 +85,7 @@ class Renderer {
     const int indent = out_.indent();
     std::vector<Hoisted> outer_hoisted = std::exchange(hoisted_, {});
     SEAM_RETURN_IF_ERROR(traits_.OpenLoop(ir_, loop, out_));
-    loops_.push_back(&loop);
+    loops_.push_back({&loop, out_.size()});
     SEAM_RETURN_IF_ERROR(Walk(loop.body));
     loops_.pop_back();
     traits_.CloseLoop(loop, out_);
@@ -131,10 +133,17 @@ class Renderer {
     };
   }
 
-  // The variable of the vector loop the code being written is in, if it is.
-  const std::string* VectorLoopVar() const {
-    if (loops_.empty() || loops_.back()->role != LoopRole::kSimd) return nullptr;
-    return &loops_.back()->var;
+  // What varies along the vector loop the code being written is in, if it
+  // is (else nothing): its variable, and the names its text so far
+  // declares or assigns (a raw statement's `const int64_t p = ...`).
+  std::optional<std::vector<std::string>> VectorLoopVarying() const {
+    if (loops_.empty() || loops_.back().loop->role != LoopRole::kSimd) return std::nullopt;
+    std::vector<std::string> varying{loops_.back().loop->var};
+    ForEachIdentifier(out_.Since(loops_.back().text_at),
+                      [&](absl::string_view word, absl::string_view after) {
+                        if (Assigns(after)) varying.emplace_back(word);
+                      });
+    return varying;
   }
 
   absl::Status Write(const Let& let) {
@@ -191,7 +200,7 @@ class Renderer {
     std::vector<std::string> lines;
     const size_t hoisted = hoisted_.size();
     SEAM_ASSIGN_OR_RETURN(VectorForm form, Lines(c, /*twins=*/false, lines));
-    const bool vectorized = !loops_.empty() && loops_.back()->role == LoopRole::kSimd;
+    const bool vectorized = !loops_.empty() && loops_.back().loop->role == LoopRole::kSimd;
     if (vectorized && form == VectorForm::kTwinned && traits_.VectorTwins()) {
       lines.clear();
       hoisted_.resize(hoisted);
@@ -207,7 +216,9 @@ class Renderer {
                        c.loads_only ? absl::flat_hash_set<const Instruction*>{} : Computed(s),
                        &lines, out_.indent());
     if (twins) e.UseVectorTwins();
-    if (const std::string* var = VectorLoopVar()) e.HoistInvariants(*var, LoopInvariants(c.stage));
+    if (std::optional<std::vector<std::string>> varying = VectorLoopVarying()) {
+      e.HoistInvariants(*varying, LoopInvariants(c.stage));
+    }
     Index index;
     if (!c.index.empty()) index.assign(s.dims.size(), "0");
     for (const IndexPart& part : c.index) {
@@ -355,7 +366,13 @@ class Renderer {
   // How a call of each reducer meets the vectorizer: plain or branchy.
   absl::flat_hash_map<const Instruction*, VectorForm> reducer_forms_;
   CodeWriter out_;
-  std::vector<const Loop*> loops_;  // enclosing the node being written
+  // The loops enclosing the node being written, each with where its text
+  // begins.
+  struct OpenLoop {
+    const Loop* loop;
+    size_t text_at;
+  };
+  std::vector<OpenLoop> loops_;
   // Declarations for before the innermost loop.
   struct Hoisted {
     std::string name, line;
