@@ -120,15 +120,11 @@ TEST(LoopInvariants, AFoldGoesAlongAContiguousRunInOneLoop) {
 // The innermost vector loop of `body`, if any.
 codegen::Loop* InnermostVectorLoop(codegen::Body& body) {
   for (codegen::Node& n : body) {
-    codegen::Body* inner = nullptr;
     if (auto* loop = std::get_if<codegen::Loop>(&n.node)) {
       if (codegen::Loop* deeper = InnermostVectorLoop(loop->body)) return deeper;
       if (loop->role == codegen::LoopRole::kSimd) return loop;
-      continue;
-    }
-    if (auto* scope = std::get_if<codegen::Scope>(&n.node)) inner = &scope->body;
-    if (inner != nullptr) {
-      if (codegen::Loop* deeper = InnermostVectorLoop(*inner)) return deeper;
+    } else if (auto* scope = std::get_if<codegen::Scope>(&n.node)) {
+      if (codegen::Loop* deeper = InnermostVectorLoop(scope->body)) return deeper;
     }
   }
   return nullptr;

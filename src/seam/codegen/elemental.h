@@ -67,9 +67,9 @@ class ElementalEmitter {
   // bf16/f16 results keep float precision (seam_keep) instead of rounding:
   // a reducer's accumulator.
   void KeepHalfPrecision() { keep_half_ = true; }
-  // Declarations that stay the same along the innermost loop go to
-  // `hoist`; `varying` are the names that vary along it (its variable, and
-  // what its text before this code declares or assigns) (`const <type> <name> = expr;`, a
+  // Declarations that stay the same along the innermost loop, along which
+  // the names `varying` vary (its variable, and what its text before this
+  // code declares or assigns), go to `hoist` (`const <type> <name> = expr;`, a
   // load of `loaded` where one is given, else an index or arithmetic): the
   // name of a variable it declares for them before the loop, or nothing to
   // declare them here. A declaration that reads the loop's variable, or a

@@ -597,10 +597,13 @@ class Analysis {
   int GroupOfDominant(const Instruction* d) const { return groups_of_.at(d).front(); }
 
   void ChooseMappings() {
-    const bool column_folds = std::any_of(
-        kernel_.groups.begin(), kernel_.groups.end(), [&](const Group& g) {
-          return !device_.is_gpu() && SpaceOf(g.dominant).kind == MappingKind::kColumn &&
-                 SpaceOf(g.dominant).reduces && FoldsLeadingDims(g);
+    // A CPU kernel's column folds may take partials per row tile (see
+    // TileColumnReductions).
+    const bool column_folds =
+        !device_.is_gpu() &&
+        std::any_of(kernel_.groups.begin(), kernel_.groups.end(), [&](const Group& g) {
+          const Space s = SpaceOf(g.dominant);
+          return s.kind == MappingKind::kColumn && s.reduces && FoldsLeadingDims(g);
         });
     for (Group& g : kernel_.groups) {
       Space s = SpaceOf(g.dominant);

@@ -52,10 +52,9 @@ std::optional<CenteredSquares> MatchCenteredSquares(const Instruction& reduce, b
   const DType type = reduce.shape().dtype();
   if (type != DType::kF32 && type != DType::kF64) return std::nullopt;
   const Instruction* square = reduce.operand(0);
-  const DType square_type = square->operand_count() > 0 ? square->operand(0)->shape().dtype() : type;
-  if (half_chains && square->opcode() == Opcode::kConvert &&
-      (square_type == DType::kBF16 || square_type == DType::kF16)) {
-    square = square->operand(0);
+  if (half_chains && square->opcode() == Opcode::kConvert) {
+    const DType from = square->operand(0)->shape().dtype();
+    if (from == DType::kBF16 || from == DType::kF16) square = square->operand(0);
   }
   if (square->opcode() != Opcode::kMultiply || square->operand(0) != square->operand(1)) {
     return std::nullopt;
