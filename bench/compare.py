@@ -23,10 +23,13 @@ Where the pieces come from:
   both. Seam draws its own inputs of the same distribution (`seam bench
   --seed 0`), so the values differ but shapes, dtypes and distribution match.
 - Rounds (--rounds R, default 3): each workload is timed R times over, every
-  framework in turn within a round (Seam by one `seam bench --json
-  --strategies=xla,stitch` of that workload), the order rotated from round to
-  round, so that every framework meets the same spells of a shared machine's
-  noise. A framework's time is the median of its rounds' medians; the report
+  framework in turn within a round (each Seam strategy by its own `seam bench
+  --json --strategies=S` of that workload, so that its timed runs follow one
+  another as every peer's do; one `seam bench --strategies=xla,stitch`
+  alternates the two, and the xla-style plan's larger traffic between stitch
+  runs evicts what a peer's back-to-back runs find in the last-level cache),
+  the order rotated from round to round, so that every framework meets the
+  same spells of a shared machine's noise. A framework's time is the median of its rounds' medians; the report
   also gives the geomeans of each round alone.
 - Threads (--threads N, default os.cpu_count()): torch.set_num_threads(N) and
   OMP_NUM_THREADS=N (PyTorch, Inductor's OpenMP kernels, Seam's subprocess);
@@ -87,7 +90,8 @@ def parse_args(argv):
   p.add_argument("--seam", default=os.path.join(ROOT, "build", "seam"),
                  help="the seam binary (default build/seam in the repository)")
   p.add_argument("--seam-strategies", default="xla,stitch",
-                 help="passed to seam bench --strategies (default xla,stitch)")
+                 help="the Seam strategies timed, each by its own seam bench --strategies=S "
+                      "(default xla,stitch)")
   p.add_argument("--malloc", choices=["hugepage", "default"], default="hugepage",
                  help="hugepage (default): run with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 and "
                       "THP_MEM_ALLOC_ENABLE=1, so the fresh output buffers jax.jit and torch "
@@ -424,16 +428,18 @@ def first_calls(call, warmup):
 
 
 def run_round(name, calls, repeat, rotation):
-  """One round of one workload: every peer's `repeat` timed calls and one
-  `seam bench` of it, in an order rotated each round (whoever goes first
-  meets the machine as the last round left it). Returns (timed calls by
-  framework, seam's record)."""
-  order = list(calls) + ["seam"]
+  """One round of one workload: every peer's `repeat` timed calls and a
+  `seam bench` of it per Seam strategy, in an order rotated each round
+  (whoever goes first meets the machine as the last round left it).
+  Returns (timed calls by framework, seam's records)."""
+  strategies = [s for s in ARGS.seam_strategies.split(",") if s]
+  order = list(calls) + [("seam", s) for s in strategies]
   order = order[rotation % len(order):] + order[:rotation % len(order)]
-  timed, seam = {}, None
+  timed, seam = {}, []
   for key in order:
-    if key == "seam":
-      seam = run_seam([name]) if not ARGS.skip_seam else {"error": "skipped (--skip-seam)"}
+    if isinstance(key, tuple):
+      seam.append(run_seam([name], key[1]) if not ARGS.skip_seam else
+                  {"error": "skipped (--skip-seam)"})
       continue
     try:
       timed[key] = time_calls(calls[key], repeat)
@@ -493,10 +499,10 @@ def resolve_seam(path):
   return candidate if os.path.exists(candidate) else os.path.abspath(path)
 
 
-def run_seam(names):
+def run_seam(names, strategies):
   seam = resolve_seam(ARGS.seam)
   files = seam_modules(names)
-  cmd = [seam, "bench", *files, "--json", f"--strategies={ARGS.seam_strategies}",
+  cmd = [seam, "bench", *files, "--json", f"--strategies={strategies}",
          f"--repeat={ARGS.repeat}"]
   if ARGS.device == "cuda":
     cmd.append("--backend=cuda")
@@ -551,11 +557,23 @@ def seam_results(record, name):
   return {"seam_stitch": err, "seam_xla": err}, None
 
 
-def merge_seam_rounds(records, name):
-  """Seam's rounds of one workload as one result per strategy (merge_rounds),
-  the other fields, the compile time among them, from the first round (later
-  ones hit the kernel cache)."""
-  per_round = [seam_results(r, name) for r in records]
+def round_results(records, name):
+  """seam_results of one round's records (a strategy each) as one."""
+  out, seam_bytes = {}, None
+  for record in records:
+    results, b = seam_results(record, name)
+    seam_bytes = b if seam_bytes is None else seam_bytes
+    for key, r in results.items():
+      if key not in out or "median_ms" in r:
+        out[key] = r
+  return out, seam_bytes
+
+
+def merge_seam_rounds(rounds, name):
+  """Seam's rounds of one workload (each a list of records) as one result
+  per strategy (merge_rounds), the other fields, the compile time among
+  them, from the first round (later ones hit the kernel cache)."""
+  per_round = [round_results(records, name) for records in rounds]
   merged, seam_bytes = {}, next((b for _, b in per_round if b is not None), None)
   for key in ("seam_stitch", "seam_xla"):
     rounds = [out[key] for out, _ in per_round]
@@ -944,7 +962,7 @@ def main():
       if abs(seam_bytes - w["bytes"]) > 0.5:
         log(f"warning: {name}: seam counts {seam_bytes:.0f} bytes, the manifest {w['bytes']}")
     workloads.append(w)
-    seam_records += seam
+    seam_records += [record for records in seam for record in records]
 
   seam_copies = [c for c in ((r.get("raw") or {}).get("copy_gbps") for r in seam_records) if c]
   copy = statistics.median(seam_copies) if seam_copies else None
