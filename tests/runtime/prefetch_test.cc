@@ -3,8 +3,8 @@
 // (a softmax's exp) prefetches, row by row, the next task's rows of what
 // the passes so far read and this task's rows of what only later passes
 // read. A phase without such a pass (layer norm) asks in its last pass,
-// the output's, and no other; rows the threads' L2s hold together are not
-// asked for. The last task asks for the last row again
+// the output's, and no other, a strip of each row at a time; rows the
+// threads' L2s hold together are not asked for. The last task asks for the last row again
 // rather than test for it: the test made GCC copy the row loop for the
 // last task with its exps scalar. Results equal the interpreter's.
 #include <algorithm>
@@ -26,6 +26,11 @@ compiler::CpuOptions WithL2(int64_t l2_bytes) {
   return options;
 }
 const compiler::CpuOptions kSmallL2 = WithL2(64 << 10);
+
+// The statement of `source` that starts at `at`, through its semicolon.
+std::string StatementAt(const std::string& source, size_t at) {
+  return source.substr(at, source.find(';', at) + 1 - at);
+}
 
 // A softmax over rows of 32 gated by the sigmoid of a second input (as
 // DIEN's attention over a behaviour history): the gate is read only by the
@@ -95,6 +100,35 @@ TEST(Prefetch, PhasesWithoutATranscendentalAlongRowsFetchInTheOutputPass) {
   EXPECT_EQ(kernels.find("seam_prefetch(b", fetch + 1), std::string::npos) << kernels;
   EXPECT_LT(kernels.rfind("reduction(+:"), fetch) << kernels;
   EXPECT_LT(fetch, kernels.find("b1[(r) * 256 + c] =")) << kernels;
+}
+
+// An output pass asks for the next rows a strip at a time: 1 KiB of each
+// row before each strip of its vector loop, not a whole row at once.
+TEST(Prefetch, TheOutputPassAsksAStripAtATime) {
+  const std::string source =
+      testing::CpuKernelsChecked(testing::LayerNormText(500, 2048), "prefetch_strips", kSmallL2);
+  const std::string kernels = source.substr(std::min(source.size(), source.find("void seam_c")));
+  const size_t strips = kernels.find("for (int64_t pb = c0; pb < c1; pb += 256) {");
+  ASSERT_NE(strips, std::string::npos) << kernels;
+  const size_t fetch = kernels.find("seam_prefetch(b0 + std::min<int64_t>(r + ");
+  ASSERT_NE(fetch, std::string::npos) << kernels;
+  EXPECT_TRUE(
+      absl::EndsWith(StatementAt(kernels, fetch), ", 499) * 2048 + pb, 256 * sizeof(b0[0]));"))
+      << kernels;
+  EXPECT_LT(strips, fetch) << kernels;
+  EXPECT_LT(fetch, kernels.find("for (int64_t c = pb; c < pe; ++c) {", fetch)) << kernels;
+  EXPECT_EQ(kernels.find("seam_prefetch(b", fetch + 1), std::string::npos) << kernels;
+}
+
+// A pass computing exps asks for whole rows: its loop hides them.
+TEST(Prefetch, TheExpPassAsksForWholeRows) {
+  const std::string source = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 500, 1024),
+                                                        "prefetch_exp_rows", kSmallL2);
+  const size_t fetch = source.find("seam_prefetch(b0 + std::min<int64_t>(r + ");
+  ASSERT_NE(fetch, std::string::npos) << source;
+  EXPECT_TRUE(absl::EndsWith(StatementAt(source, fetch), ", 499) * 1024, 1024 * sizeof(b0[0]));"))
+      << source;
+  EXPECT_FALSE(absl::StrContains(source, "pb +")) << source;
 }
 
 // A layer norm backward's phase holds column folds (scopes, not loops over

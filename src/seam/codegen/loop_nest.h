@@ -226,11 +226,13 @@ struct StreamFence {};
 
 // Row `row` (`row_length` elements) of buffer `buffer` asked into the
 // caches ahead of the pass that reads it (a CPU's prefetches, which never
-// fault).
+// fault); with a `count`, only that many elements from `column` on.
 struct Prefetch {
   int buffer = 0;
   Expr row;
   int64_t row_length = 0;
+  std::string column;
+  int64_t count = 0;
 };
 
 struct Node {

@@ -87,8 +87,10 @@ class CpuTraits : public TargetTraits {
   }
 
   absl::Status WritePrefetch(const Prefetch& p, CodeWriter& out) const override {
+    const std::string column = p.column.empty() ? "" : absl::StrCat(" + ", p.column);
     out.Line(absl::StrCat("seam_prefetch(b", p.buffer, " + ", Spell(p.row), " * ", p.row_length,
-                          ", ", p.row_length, " * sizeof(b", p.buffer, "[0]));"));
+                          column, ", ", p.count > 0 ? p.count : p.row_length, " * sizeof(b",
+                          p.buffer, "[0]));"));
     return absl::OkStatus();
   }
 
