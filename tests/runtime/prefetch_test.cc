@@ -120,6 +120,19 @@ TEST(Prefetch, TheOutputPassAsksAStripAtATime) {
   EXPECT_EQ(kernels.find("seam_prefetch(b", fetch + 1), std::string::npos) << kernels;
 }
 
+// Rows past 16 KB are asked for by an output pass alone, a strip at a
+// time, where the next task's rows fit in L2 beside the ones it reads.
+TEST(Prefetch, LongRowsAreAskedForWhereTwoFitInL2) {
+  const std::string fits =
+      testing::CpuKernelsChecked(testing::LayerNormText(64, 8192), "prefetch_long_rows", kSmallL2);
+  EXPECT_TRUE(absl::StrContains(
+      fits, "seam_prefetch(b0 + std::min<int64_t>(r + 1, 63) * 8192 + pb, 256 * sizeof(b0[0]));"))
+      << fits;
+  const std::string does_not = testing::CpuKernelsChecked(testing::LayerNormText(64, 8192),
+                                                          "prefetch_long_rows", WithL2(48 << 10));
+  EXPECT_FALSE(absl::StrContains(does_not, "seam_prefetch(b")) << does_not;
+}
+
 // A pass computing exps asks for whole rows: its loop hides them.
 TEST(Prefetch, TheExpPassAsksForWholeRows) {
   const std::string source = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 500, 1024),

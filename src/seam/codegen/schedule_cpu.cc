@@ -276,16 +276,26 @@ class CpuScheduler {
       while (pass > begin + 1 && node_of(pass) == nullptr) --pass;
     }
     // Long rows stream through the hardware prefetcher within a pass; a
-    // row asked for at once past 16 KB fills the line-fill buffers.
+    // row asked for at once past 16 KB fills the line-fill buffers. An
+    // output pass asks a strip at a time, so it asks for long rows too
+    // where the next task's rows fit in L2 beside the ones it reads again
+    // (the vocabulary's log-softmax, 1 MB rows: the next row's reads go
+    // out beside this one's streamed stores; seam bench, 5 alternated
+    // rounds, three runs: 6.40 -> 5.98, 6.80 -> 6.05, 6.35 -> 5.86 ms).
     absl::flat_hash_set<int> read;
-    int64_t bytes = 0;
+    int64_t bytes = 0, row_bytes = 0;
+    bool long_rows = false;
     for (size_t k = begin; k < end; ++k) {
       for (int buffer : RowInputs(k)) {
         const KernelBuffer& b = ir_.buffers[buffer];
-        if (ir_.stages[k].RowLength() * DTypeByteSize(b.dtype) > kPrefetchedRow) return;
-        if (read.insert(buffer).second) bytes += b.elements * DTypeByteSize(b.dtype);
+        const int64_t row = ir_.stages[k].RowLength() * DTypeByteSize(b.dtype);
+        long_rows |= row > kPrefetchedRow;
+        if (!read.insert(buffer).second) continue;
+        bytes += b.elements * DTypeByteSize(b.dtype);
+        row_bytes += rpb * row;
       }
     }
+    if (long_rows && (!output_pass || 2 * row_bytes > device_.onchip_bytes_per_unit)) return;
     if (bytes <= device_.onchip_bytes_per_unit * device_.units) return;
     std::vector<Node> ahead;
     std::vector<int> seen;
@@ -304,7 +314,9 @@ class CpuScheduler {
     for (size_t k = pass + 1; k < end; ++k) ask(k, /*next_task=*/false);
     if (ahead.empty()) return;
     Loop* row_loop = node_of(pass);
-    if (row_loop == nullptr || (output_pass && StripPrefetches(*row_loop, ahead))) return;
+    if (row_loop == nullptr || (output_pass && StripPrefetches(*row_loop, ahead)) || long_rows) {
+      return;
+    }
     row_loop->body.insert(row_loop->body.begin(), std::make_move_iterator(ahead.begin()),
                           std::make_move_iterator(ahead.end()));
   }
