@@ -50,6 +50,7 @@ interpreter's packages as they are.
 """
 
 import argparse
+import atexit
 import os
 import shlex
 import subprocess
@@ -215,6 +216,7 @@ import importlib.util  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -870,20 +872,26 @@ def workload_table():
           for name, fn, specs, klass, description in MW.WORKLOADS}
 
 
+_LOWERED = {}  # workload name -> its module at --dtype, lowered once a run
+
+
 def seam_modules(names):
   """The HLO files Seam runs: the committed workloads, or each lowered again
-  at --dtype into a scratch directory."""
+  at --dtype into a scratch directory removed when the run ends."""
   if ARGS.dtype == "f32":
     return [os.path.join(WORKLOAD_DIR, f"{n}.hlo") for n in names]
-  directory = tempfile.mkdtemp(prefix=f"seam-workloads-{ARGS.dtype}-")
+  if not _LOWERED:
+    directory = tempfile.mkdtemp(prefix=f"seam-workloads-{ARGS.dtype}-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    _LOWERED[None] = directory
   table = workload_table()
-  files = []
   for name in names:
-    _, fn, specs, _, _ = table[name]
-    files.append(os.path.join(directory, f"{name}.hlo"))
-    with open(files[-1], "w") as f:
-      f.write(MW.lower(fn, specs))
-  return files
+    if name not in _LOWERED:
+      _, fn, specs, _, _ = table[name]
+      _LOWERED[name] = os.path.join(_LOWERED[None], f"{name}.hlo")
+      with open(_LOWERED[name], "w") as f:
+        f.write(MW.lower(fn, specs))
+  return [_LOWERED[name] for name in names]
 
 
 def check_only():
