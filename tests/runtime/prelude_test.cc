@@ -83,6 +83,36 @@ void ExpectExpWithinTwoUlpOfStdExp(const std::string& function) {
   std::printf("worst %s error: %lld ulp\n", function.c_str(), static_cast<long long>(worst));
 }
 
+// Streamed stores copy every byte of a piece whatever its start's
+// alignment and its length (a head byte by byte up to a vector boundary,
+// whole vectors, then the tail), and nothing past it.
+TEST(Prelude, StreamStoresCopyExactlyThePieceAtEveryAlignment) {
+  const std::string source = absl::StrCat(codegen::CpuPrelude(), R"(
+extern "C" __attribute__((visibility("default"))) void test_stream(void* to, const void* from,
+                                                                   long bytes) {
+  seam_stream_store(to, from, bytes);
+  seam_stream_fence();
+}
+)");
+  absl::StatusOr<CompileResult> compiled = CompileAndLoad(source);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto stream = reinterpret_cast<void (*)(void*, const void*, long)>(
+      *compiled->object->Symbol("test_stream"));
+  std::vector<unsigned char> from(1024), to(1024 + 256);
+  for (size_t i = 0; i < from.size(); ++i) from[i] = static_cast<unsigned char>(i * 7 + 1);
+  for (int offset = 0; offset < 64; ++offset) {
+    for (long bytes : {0L, 1L, 31L, 32L, 33L, 63L, 64L, 65L, 127L, 128L, 200L, 1000L}) {
+      std::fill(to.begin(), to.end(), 0);
+      stream(to.data() + offset, from.data(), bytes);
+      for (size_t i = 0; i < to.size(); ++i) {
+        const bool inside = i >= static_cast<size_t>(offset) && i < offset + static_cast<size_t>(bytes);
+        ASSERT_EQ(to[i], inside ? from[i - offset] : 0)
+            << "byte " << i << " of a " << bytes << "-byte piece at offset " << offset;
+      }
+    }
+  }
+}
+
 TEST(Prelude, ExpIsWithinTwoUlpOfStdExp) { ExpectExpWithinTwoUlpOfStdExp("seam_exp"); }
 
 // The vector-ABI exp (hand-written AVX-512 lanes where the host has them).

@@ -103,7 +103,14 @@ inline T* seam_carve(char*& at, size_t count) {
 inline void seam_stream_store(void* to, const void* from, size_t bytes) {
   char* d = static_cast<char*>(to);
   const char* s = static_cast<const char*>(from);
-#if defined(__AVX__)
+#if defined(__AVX512F__)
+  for (; (reinterpret_cast<uintptr_t>(d) & 63) != 0 && bytes > 0; --bytes) *d++ = *s++;
+  for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d),
+                        _mm512_loadu_si512(reinterpret_cast<const void*>(s)));
+  }
+  std::memcpy(d, s, bytes);
+#elif defined(__AVX__)
   for (; (reinterpret_cast<uintptr_t>(d) & 31) != 0 && bytes > 0; --bytes) *d++ = *s++;
   for (; bytes >= 32; bytes -= 32, d += 32, s += 32) {
     _mm256_stream_si256(reinterpret_cast<__m256i*>(d),
