@@ -84,12 +84,14 @@ struct Compiled {
 };
 
 Compiled CompileAndRun(const Module& module, const Literal& x, bool one_pass,
-                       const std::string& dump) {
+                       const std::string& dump, bool channel_strips = false) {
   compiler::CpuOptions options;
   options.plan.one_pass_statistics = one_pass;
   // Caches smaller than x (512 KiB): a second read of it goes to memory,
-  // which the fold saves.
+  // which the fold saves. A core's L2 too small for a channel's runs (64
+  // KiB) keeps the phases; one of 1 MiB holds them (channel strips).
   options.plan.device.onchip_bytes_per_block = 64 << 10;
+  options.plan.device.onchip_bytes_per_unit = channel_strips ? 1 << 20 : 64 << 10;
   options.plan.device.last_level_cache_bytes = 256 << 10;
   options.dump_to = dump;
   absl::StatusOr<compiler::Compiled<runtime::Executable>> executable =
@@ -120,12 +122,14 @@ void ExpectAccurateStatistics(int64_t n, int64_t h, int64_t w) {
   const std::string dir = ::testing::TempDir() + absl::StrCat("/seam_one_pass_", n, "_", h);
   const Compiled one = CompileAndRun(*module, x, true, dir + "_on");
   const Compiled two = CompileAndRun(*module, x, false, dir + "_off");
+  const Compiled strips = CompileAndRun(*module, x, true, dir + "_strips", true);
   EXPECT_EQ(LoopsReadingTheInput(one.source), 2) << "statistics, then output";
   EXPECT_EQ(LoopsReadingTheInput(two.source), 3) << "mean, squares, output";
+  EXPECT_EQ(LoopsReadingTheInput(strips.source), 1) << "a loop over channels";
 
   const int64_t run = h * w, count = n * run;
   for (int64_t k = 0; k < c; ++k) {
-    for (const Compiled* compiled : {&one, &two}) {
+    for (const Compiled* compiled : {&one, &two, &strips}) {
       const Literal& mean = compiled->result.tuple_elements()[1];
       const Literal& squares = compiled->result.tuple_elements()[2];
       const double m = mean.GetDouble(k);
@@ -139,9 +143,11 @@ void ExpectAccurateStatistics(int64_t n, int64_t h, int64_t w) {
       const double ulp = std::abs(m) > 0 ? std::ldexp(1.0, std::ilogb(std::abs(m)) - 23) : 0;
       const double allowed = 1e-5 * exact + static_cast<double>(count) * ulp * ulp;
       EXPECT_LE(std::abs(squares.GetDouble(k) - exact), allowed)
-          << (compiled == &one ? "one pass" : "two passes") << ", channel " << k << " (mean "
-          << kAdversarial[k].mean << ", spread " << kAdversarial[k].spread
-          << "): " << squares.GetDouble(k) << " against " << exact;
+          << (compiled == &one   ? "one pass"
+              : compiled == &two ? "two passes"
+                                 : "channel strips")
+          << ", channel " << k << " (mean " << kAdversarial[k].mean << ", spread "
+          << kAdversarial[k].spread << "): " << squares.GetDouble(k) << " against " << exact;
     }
   }
   // The statistics within --verify's tolerance of the oracle's. (The
@@ -161,6 +167,7 @@ void ExpectAccurateStatistics(int64_t n, int64_t h, int64_t w) {
   }
   // And the normalised values within it of the two-pass form's, which
   // shares the kernel's mean.
+  // (Not the channel strips', which sum a channel's runs in another order.)
   EXPECT_EQ(DescribeDifferences(one.result, two.result, &RewriteTolerance, "out"), "");
 }
 

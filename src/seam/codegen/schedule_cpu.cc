@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "seam/codegen/c_types.h"
+#include "seam/codegen/channel_strips.h"
 #include "seam/codegen/column_strips.h"
 #include "seam/codegen/emit_cpu.h"
 #include "seam/codegen/kernel_ir.h"
@@ -143,10 +144,13 @@ class CpuScheduler {
   absl::Status Schedule() {
     ir_.nest.clear();
     ir_.allocations.clear();
+    const std::optional<ColumnStrips> column_strips = ColumnStripsOf(ir_, device_);
+    if (!column_strips) channel_strips_ = ChannelStripsOf(ir_, device_);
     AllocateTiles();
     AllocateStagingRows();
-    if (std::optional<ColumnStrips> strips = ColumnStripsOf(ir_, device_)) {
-      ColumnStripPhase(*strips);
+    if (column_strips || channel_strips_) {
+      if (column_strips) ColumnStripPhase(*column_strips);
+      if (channel_strips_) ChannelStripPhase(*channel_strips_);
       ParallelLoops();
       return absl::OkStatus();
     }
@@ -388,6 +392,7 @@ class CpuScheduler {
   // The elements of a row one task computes: a row, or its share when
   // the phase splits rows across blocks.
   int64_t StagedChunk(const Stage& s) const {
+    if (channel_strips_) return channel_strips_->run;  // a channel's run
     return std::max<int64_t>(1, CeilDiv(s.RowLength(), PhaseBlocksPerRow(ir_, s.phase)));
   }
 
@@ -502,6 +507,70 @@ class CpuScheduler {
         {Compute::Scalar(stage, {CombinePartials{strips.rows, strips.rows, split.kept}})});
     body.push_back({std::move(combine)});
     return body;
+  }
+
+  // The whole kernel as one loop over the folds' kept positions (see
+  // ChannelStrips): each task folds its position's runs and combines them
+  // at once, then runs the kept passes at the position and the passes over
+  // its runs.
+  void ChannelStripPhase(const ChannelStrips& strips) {
+    int64_t elements = 0;
+    for (const Stage& s : ir_.stages) elements += s.Rows() * s.RowLength();
+    TaskLoop& loop = loops_.emplace_back(TaskLoop{0, "task", strips.kept, elements, {}});
+    Body& body = loop.body;
+    body.push_back(Int("p", "task"));
+    staged_in_phase_ = false;
+    for (size_t k = 0; k < ir_.stages.size(); ++k) {
+      const Stage& s = ir_.stages[k];
+      if (s.kind == LoopKind::kPartialReduce) {
+        Append(body, ChannelFolding(k, strips));
+      } else if (s.dims != ir_.stages[0].dims || s.Rows() * s.RowLength() == strips.kept) {
+        body.push_back(RowsAlong(k, "0", "1", "p", "p + 1"));
+      } else {
+        body.push_back(ChannelRuns(k, strips));
+      }
+    }
+    if (staged_in_phase_) body.push_back({StreamFence{}});
+  }
+
+  // A channel's fold over every run into the first chunk's partials,
+  // combined right after (the only chunk); a sum of squared deviations
+  // folded in its host's pass (Stage::one_pass) combines alone.
+  Body ChannelFolding(size_t stage, const ChannelStrips& strips) {
+    RunSplit split;
+    split.outer_part = strips.outer_part;
+    split.kept_part = strips.kept_part;
+    split.inner_dims = strips.inner_dims;
+    split.outer = split.per_chunk = strips.outer;
+    split.kept = strips.kept;
+    split.run = strips.run;
+    Body body;
+    if (ir_.stages[stage].one_pass) {
+      body.push_back({Scope{{{Compute::Scalar(
+          stage, {CombineDeviations{split.outer, split.outer, split.kept, split.run}})}}}});
+      return body;
+    }
+    Body fold{Int("chunk", "0")};
+    RunFoldingBody(stage, split, fold);
+    body.push_back({Scope{std::move(fold)}});
+    body.push_back({Scope{
+        {{Compute::Scalar(stage, {CombinePartials{split.outer, split.outer, split.kept}})}}}});
+    return body;
+  }
+
+  // A pass over the space at a channel: each outer position's run, in
+  // staging pieces where it streams outputs.
+  Node ChannelRuns(size_t stage, const ChannelStrips& strips) {
+    const Stage& s = ir_.stages[stage];
+    const std::vector<const Instruction*> staged = StagedRoots(s);
+    Loop runs = Loop::Serial("o", "0", absl::StrCat(strips.outer));
+    Loop along = Loop::Simd("c", "0", absl::StrCat(strips.run));
+    along.body.push_back(
+        {Compute::At(stage, {strips.outer_part, strips.kept_part, {strips.inner_dims, "c"}}, "",
+                     {StoreRoots{s.roots, staged}})});
+    runs.body.push_back(InPieces(s, std::move(along), staged,
+                                 absl::StrCat("(o * ", strips.kept, " + p) * ", strips.run)));
+    return {std::move(runs)};
   }
 
   // Whether stage k is a softmax sum folded in its max's pass (online
@@ -644,7 +713,8 @@ class CpuScheduler {
   // `s`, piece by piece when it stages outputs: each piece's loop, then
   // the piece streamed out of each staging row. Reductions in `along`
   // carry from piece to piece. Its bounds are plain expressions (no minimum).
-  Node InPieces(const Stage& s, Loop along, const std::vector<const Instruction*>& staged) {
+  Node InPieces(const Stage& s, Loop along, const std::vector<const Instruction*>& staged,
+                std::string row_start = "") {
     if (staged.empty()) return {std::move(along)};
     staged_in_phase_ = true;
     const int64_t piece = StagePiece(s);
@@ -655,8 +725,9 @@ class CpuScheduler {
     pieces.body.push_back({std::move(along)});
     for (const Instruction* v : staged) {
       int k = ir_.BufferIndex(v);
-      pieces.body.push_back({StreamOut{k, absl::StrCat("r * ", s.RowLength(), " + s0"),
-                                       absl::StrCat("stage_", k), "(s1 - s0)"}});
+      const std::string start = row_start.empty() ? absl::StrCat("r * ", s.RowLength()) : row_start;
+      pieces.body.push_back(
+          {StreamOut{k, absl::StrCat(start, " + s0"), absl::StrCat("stage_", k), "(s1 - s0)"}});
     }
     return {std::move(pieces)};
   }
@@ -930,17 +1001,23 @@ class CpuScheduler {
   // (seam_add_run).
   void RunFolding(size_t stage, const RunSplit& split) {
     const Stage& s = ir_.stages[stage];
+    TaskLoop& loop = loops_.emplace_back(TaskLoop{
+        s.phase, "task", split.chunks * split.kept, SplitFolded(s).folded * split.kept, {}});
+    loop.body.push_back({Let{"int64_t",
+                             {{"chunk", absl::StrCat("task / ", split.kept)},
+                              {"p", absl::StrCat("task % ", split.kept)}}}});
+    RunFoldingBody(stage, split, loop.body);
+  }
+
+  // The fold of chunk `chunk` at kept position `p` (both defined before),
+  // its partials stored, and its riders' statistics.
+  void RunFoldingBody(size_t stage, const RunSplit& split, Body& body) {
+    const Stage& s = ir_.stages[stage];
     std::vector<size_t> riders;
     for (size_t k = 0; k < ir_.stages.size(); ++k) {
       const Stage& r = ir_.stages[k];
       if (r.one_pass && r.one_pass->host == static_cast<int>(stage)) riders.push_back(k);
     }
-    TaskLoop& loop = loops_.emplace_back(TaskLoop{
-        s.phase, "task", split.chunks * split.kept, SplitFolded(s).folded * split.kept, {}});
-    Body& body = loop.body;
-    body.push_back({Let{"int64_t",
-                        {{"chunk", absl::StrCat("task / ", split.kept)},
-                         {"p", absl::StrCat("task % ", split.kept)}}}});
     body.push_back(Int("o0", absl::StrCat("chunk * ", split.per_chunk)));
     body.push_back(
         Int("o1", Expr::Min(absl::StrCat(split.outer), absl::StrCat("o0 + ", split.per_chunk))));
@@ -950,13 +1027,13 @@ class CpuScheduler {
     Loop runs = Loop::Serial("o", "o0", "o1");
     std::vector<SimdReduction> sums = ZeroSums(s, "run", runs.body);
     const std::vector<IndexPart> index = RunIndex(split);
-    Compute compute = Compute::At(stage, index, "", {});
+    std::vector<ComputeStep> steps;
     for (size_t j = 0; j < s.reductions.size(); ++j) {
-      compute.steps.push_back(
+      steps.emplace_back(
           Accumulate{static_cast<int>(j), Accumulation::kSum, absl::StrCat("run", j), ""});
     }
-    compute.steps.push_back(StoreRoots{s.roots, {}});
-    Body innermost{{std::move(compute)}};
+    steps.emplace_back(StoreRoots{s.roots, {}});
+    Body innermost{{Compute::At(stage, index, "", std::move(steps))}};
     std::vector<std::string> values;  // each rider's sum of its run's values
     for (size_t k : riders) {
       auto same = std::find_if(s.reductions.begin(), s.reductions.end(), [&](auto* r) {
@@ -1153,6 +1230,7 @@ class CpuScheduler {
   std::vector<TaskLoop> loops_;
   // Whether the phase being scheduled streams stores (it then fences them).
   bool staged_in_phase_ = false;
+  std::optional<ChannelStrips> channel_strips_;  // the schedule, if in channel strips
 };
 
 }  // namespace
