@@ -524,7 +524,7 @@ class CpuScheduler {
       const Stage& s = ir_.stages[k];
       if (s.kind == LoopKind::kPartialReduce) {
         Append(body, ChannelFolding(k, strips));
-      } else if (s.dims != ir_.stages[0].dims || s.Rows() * s.RowLength() == strips.kept) {
+      } else if (s.Rows() == 1 && s.RowLength() == strips.kept) {  // as ChannelStripsOf tells
         body.push_back(RowsAlong(k, "0", "1", "p", "p + 1"));
       } else {
         body.push_back(ChannelRuns(k, strips));
