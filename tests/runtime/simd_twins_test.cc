@@ -16,6 +16,7 @@
 #include <set>
 #include <tuple>
 
+#include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -294,6 +295,28 @@ TEST(SimdTwins, LoopsWithASelectCallTheInlineExp) {
   std::string kernels = KernelsOf(kElu, "elu");
   EXPECT_NE(kernels.find("seam_exp("), std::string::npos) << kernels;
   EXPECT_EQ(kernels.find("seam_exp_simd("), std::string::npos) << kernels;
+}
+
+// A loop summing a row of two vectors or fewer computes the inline exp (a
+// twin's call would save and restore the loop's registers around each
+// vector), vectorized all the same; rows of four vectors call the twin,
+// and so do bf16 rows (GCC vectorizes their inline exp at half width).
+TEST(SimdTwins, ShortRowsCallTheInlineExpInVectorizedLoops) {
+  const std::string short_rows = testing::SoftmaxText("f32", 2000, 32);
+  std::string kernels = KernelsOf(short_rows, "softmax_32");
+  EXPECT_NE(kernels.find("seam_exp("), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.find("seam_exp_simd("), std::string::npos) << kernels;
+  std::unique_ptr<Module> parsed = testing::ParseFirst(short_rows, "softmax_32");
+  ASSERT_NE(parsed, nullptr);
+  absl::StatusOr<std::string> source = compiler::RenderForCpu(*parsed, {});
+  ASSERT_TRUE(source.ok()) << source.status();
+  EXPECT_GE(ExpectLoopsCallingVectorized(*source, "softmax_32", "seam_exp("), 1);
+
+  for (const auto& [type, length] : {std::pair<std::string, int64_t>{"f32", 64}, {"bf16", 32}}) {
+    kernels = KernelsOf(testing::SoftmaxText(type, 1000, length), "softmax_" + type);
+    EXPECT_NE(kernels.find("seam_exp_simd("), std::string::npos) << type << kernels;
+    EXPECT_EQ(kernels.find("seam_exp("), std::string::npos) << type << kernels;
+  }
 }
 
 // A twin beside a select, or in a loop GCC leaves scalar for another

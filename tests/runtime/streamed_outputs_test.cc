@@ -1,8 +1,9 @@
 // Outputs past the last-level cache are written with streamed stores from
 // a staged piece of a row, unless the stage writing them computes a
-// transcendental per element: its plain stores drain while it computes. A
-// softmax's output pass (a multiplication) streams; a tanh-GELU's pass
-// stores directly. Both equal the interpreter. So does an output of an
+// transcendental per element along long rows: its plain stores drain while
+// it computes. A softmax's output pass (a multiplication) streams; a
+// tanh-GELU's pass over rows of 256 stores directly, over rows of 64 (a
+// few lines streamed at a time) streams. All equal the interpreter. So does an output of an
 // eighth of the cache or more from a kernel moving more than the cache
 // holds (the rest of its traffic evicts it), a sibling of another shape
 // merged into a stage (its elements at the stage's linear positions), and
@@ -13,6 +14,7 @@
 #include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "backends.h"
 #include "gtest/gtest.h"
 
@@ -77,22 +79,26 @@ ENTRY e {
 }
 )";
 
-constexpr char kTanhGelu[] = R"(HloModule gelu
+// tanh-GELU over f32[rows, length].
+std::string TanhGeluText(int64_t rows, int64_t length) {
+  return absl::StrReplaceAll(R"(HloModule gelu
 ENTRY e {
-  x = f32[2000,256] parameter(0)
+  x = f32[SHAPE] parameter(0)
   half = f32[] constant(0.5)
   one = f32[] constant(1)
   c = f32[] constant(0.797884583)
-  halfs = f32[2000,256] broadcast(half), dimensions={}
-  ones = f32[2000,256] broadcast(one), dimensions={}
-  cs = f32[2000,256] broadcast(c), dimensions={}
-  u = f32[2000,256] multiply(x, cs)
-  t = f32[2000,256] tanh(u)
-  s = f32[2000,256] add(t, ones)
-  h = f32[2000,256] multiply(x, halfs)
-  ROOT y = f32[2000,256] multiply(h, s)
+  halfs = f32[SHAPE] broadcast(half), dimensions={}
+  ones = f32[SHAPE] broadcast(one), dimensions={}
+  cs = f32[SHAPE] broadcast(c), dimensions={}
+  u = f32[SHAPE] multiply(x, cs)
+  t = f32[SHAPE] tanh(u)
+  s = f32[SHAPE] add(t, ones)
+  h = f32[SHAPE] multiply(x, halfs)
+  ROOT y = f32[SHAPE] multiply(h, s)
 }
-)";
+)",
+                             {{"SHAPE", absl::StrCat(rows, ",", length)}});
+}
 
 TEST(StreamedOutputs, ASoftmaxsOutputPassStreams) {
   const std::string kernels = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 2000, 256),
@@ -102,9 +108,16 @@ TEST(StreamedOutputs, ASoftmaxsOutputPassStreams) {
 
 TEST(StreamedOutputs, APassComputingATanhStoresDirectly) {
   const std::string kernels =
-      testing::CpuKernelsChecked(kTanhGelu, "streamed_gelu", PastTheCache());
+      testing::CpuKernelsChecked(TanhGeluText(2000, 256), "streamed_gelu", PastTheCache());
   EXPECT_TRUE(absl::StrContains(kernels, "seam_tanh")) << kernels;
   EXPECT_FALSE(absl::StrContains(kernels, "seam_stream_store(b")) << kernels;
+}
+
+TEST(StreamedOutputs, APassComputingATanhAlongShortRowsStreams) {
+  const std::string kernels =
+      testing::CpuKernelsChecked(TanhGeluText(8000, 64), "streamed_short_gelu", PastTheCache());
+  EXPECT_TRUE(absl::StrContains(kernels, "seam_tanh")) << kernels;
+  EXPECT_TRUE(absl::StrContains(kernels, "seam_stream_store(b1 + r * 64 + s0")) << kernels;
 }
 
 TEST(StreamedOutputs, AnOutputTheKernelsOwnTrafficEvictsStreams) {

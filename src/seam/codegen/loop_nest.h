@@ -75,6 +75,7 @@ struct Loop {
   std::string thread;               // kThreads: the thread's coordinate; begin "" starts there
   int64_t threads = 1, vector = 1;  // kThreads
   std::vector<SimdReduction> reductions;  // kSimd
+  bool twinless = false;                  // kSimd: exp and tanh inline, never the vector twins
   bool split = true;                      // kTasks on a CPU
   Body body;
 };

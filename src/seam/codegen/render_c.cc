@@ -195,13 +195,15 @@ class Renderer {
   absl::Status Write(const Prefetch& p) { return traits_.WritePrefetch(p, out_); }
 
   // A computation's lines; in a vectorized loop whose code is otherwise
-  // plain, calling the vector twins where the target has them.
+  // plain, calling the vector twins where the target has them and the
+  // loop wants them.
   absl::Status Write(const Compute& c) {
     std::vector<std::string> lines;
     const size_t hoisted = hoisted_.size();
     SEAM_ASSIGN_OR_RETURN(VectorForm form, Lines(c, /*twins=*/false, lines));
-    const bool vectorized = !loops_.empty() && loops_.back().loop->role == LoopRole::kSimd;
-    if (vectorized && form == VectorForm::kTwinned && traits_.VectorTwins()) {
+    const Loop* inner = loops_.empty() ? nullptr : loops_.back().loop;
+    const bool twins = inner != nullptr && inner->role == LoopRole::kSimd && !inner->twinless;
+    if (twins && form == VectorForm::kTwinned && traits_.VectorTwins()) {
       lines.clear();
       hoisted_.resize(hoisted);
       SEAM_RETURN_IF_ERROR(Lines(c, /*twins=*/true, lines).status());

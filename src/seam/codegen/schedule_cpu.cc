@@ -83,6 +83,15 @@ constexpr int64_t kSummedBlock = 4096;
 constexpr int64_t kLaneSumRow = 128;
 constexpr int64_t kSumLanes = 16;
 
+// Lane-summed rows up to this long compute exp and tanh inline, not
+// through the vector twins: a twin is a call, around which the loop's
+// partial sums and constants go to memory and back, a vector or two of
+// work apart (DIEN's 32-element rows, 2 cores: 9.6 -> 8.3 ms; rows of 64
+// and longer are faster with the twins). Not where the row holds half
+// precision: GCC then vectorizes the inline exp's 16-element loop at half
+// width (DIEN bf16: 9.6 -> 13.0 ms).
+constexpr int64_t kTwinlessRow = 32;
+
 // Folded positions (rows of a column reduction) a partial reduction folds
 // a step, each partial in a register across them: a load and a store of
 // the partial per row held a 128-row column reduction's folding to 20 GB/s.
@@ -90,6 +99,14 @@ constexpr int64_t kFoldedRowsAtOnce = 4;
 
 // Kept elements a task of a combining phase takes, at the most.
 constexpr int64_t kCombinedAtOnce = 256;
+
+// Row chunks up to this many elements a stage with a transcendental per
+// element streams out all the same: a chunk's streamed stores, a few
+// lines, drain while the next rows compute, where a longer staged piece's
+// burst waits on memory (DIEN-style rows, 16M f32 elements, 2 cores: 32
+// elements 8.9 -> 8.2 ms, 64 8.8 -> 7.9, 128 8.2 -> 7.8, 256 level, 1024
+// and tanh-GELU's 4096 slower).
+constexpr int64_t kStreamedTranscendentalRow = 128;
 
 // Bytes of a row a prefetching pass asks for at once, at the most.
 constexpr int64_t kPrefetchedRow = 16 << 10;
@@ -110,6 +127,15 @@ bool FloatSumsOnly(const Stage& s) {
   return SumsOnly(s) && std::all_of(s.reductions.begin(), s.reductions.end(), [](auto* r) {
            return r->shape().dtype() == DType::kF32 || r->shape().dtype() == DType::kF64;
          });
+}
+
+// Whether `s` computes or reads bf16 or f16 values.
+bool TouchesHalfPrecision(const Stage& s) {
+  return std::any_of(s.members.begin(), s.members.end(), [](const Instruction* m) {
+    if (IsHalfType(m->shape().dtype())) return true;
+    return std::any_of(m->operands().begin(), m->operands().end(),
+                       [](const Instruction* o) { return IsHalfType(o->shape().dtype()); });
+  });
 }
 
 // The first loop of `role` directly in `body`, if any.
@@ -409,12 +435,13 @@ class CpuScheduler {
 
   // Staged when streamed (see KernelBuffer::streamed) and written
   // contiguously row by row, by a stage without a transcendental per
-  // element: such a stage's plain stores drain while it computes, where a
-  // staged piece's burst of streamed stores waits on the memory with
+  // element or with short row chunks (kStreamedTranscendentalRow): a
+  // transcendental stage's plain stores drain while it computes, where a
+  // long staged piece's burst of streamed stores waits on the memory with
   // nothing to overlap (tanh-GELU over 100 MB, 2 cores: 19.5 -> 27.6 ms
-  // streamed; DIEN's output pass, with its sigmoid's exp, the same). A
-  // root of another shape with as many elements (a sibling merged into the
-  // stage) lies at the stage's linear positions, so it is contiguous too.
+  // streamed). A root of another shape with as many elements (a sibling
+  // merged into the stage) lies at the stage's linear positions, so it is
+  // contiguous too.
   // So are a long row reduction's elementwise roots (a LAMB tensor's
   // moments and update beside its norm), and scratch values the kernel's
   // own traffic evicts before their readers come.
@@ -424,7 +451,8 @@ class CpuScheduler {
         (s.kind == LoopKind::kRowReduce && (s.RowLength() > kLaneSumRow || !FloatSumsOnly(s)));
     const int k = ir_.BufferIndex(v);
     return along_rows && k >= 0 && ir_.buffers[k].streamed &&
-           v->shape().ElementCount() == s.Rows() * s.RowLength() && !TranscendentalAlongRows(s);
+           v->shape().ElementCount() == s.Rows() * s.RowLength() &&
+           (!TranscendentalAlongRows(s) || StagedChunk(s) <= kStreamedTranscendentalRow);
   }
 
   void TilePhase(size_t begin, size_t end) {
@@ -790,6 +818,7 @@ class CpuScheduler {
   Node LaneSumRows(size_t stage) {
     const Stage& s = ir_.stages[stage];
     const int64_t length = s.RowLength(), blocks = length / kSumLanes * kSumLanes;
+    const bool twinless = length <= kTwinlessRow && !TouchesHalfPrecision(s);
     Loop rows = Loop::Serial("r", "r0", "r1");
     std::vector<ComputeStep> inits(s.reductions.size());
     Body finish;
@@ -818,12 +847,14 @@ class CpuScheduler {
     if (blocks > 0) {
       Loop block = Loop::Serial("cb", "0", absl::StrCat(blocks), absl::StrCat(kSumLanes));
       Loop along = Loop::Simd("c", "cb", absl::StrCat("cb + ", kSumLanes));
+      along.twinless = twinless;
       along.body.push_back({fold("cb")});
       block.body.push_back({std::move(along)});
       rows.body.push_back({std::move(block)});
     }
     if (blocks < length) {
       Loop along = Loop::Simd("c", absl::StrCat(blocks), absl::StrCat(length));
+      along.twinless = twinless;
       along.body.push_back({fold(absl::StrCat(blocks))});
       rows.body.push_back({std::move(along)});
     }
