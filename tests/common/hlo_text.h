@@ -122,6 +122,19 @@ inline std::string Bf16BatchStatisticsText(int64_t n, int64_t c, int64_t h, int6
       "  ROOT out = (", kept, ", ", kept, ") tuple(mean, squares)\n}\n");
 }
 
+// tanh-GELU over `type`[rows, length], computed in the element type.
+inline std::string TanhGeluText(const std::string& type, int64_t rows, int64_t length) {
+  const std::string x = absl::StrCat(type, "[", rows, ",", length, "]");
+  return absl::StrCat("HloModule gelu\nENTRY e {\n  x = ", x, " parameter(0)\n", "  half = ", type,
+                      "[] constant(0.5)\n  one = ", type, "[] constant(1)\n", "  c = ", type,
+                      "[] constant(0.797884583)\n", "  halfs = ", x,
+                      " broadcast(half), dimensions={}\n", "  ones = ", x,
+                      " broadcast(one), dimensions={}\n", "  cs = ", x,
+                      " broadcast(c), dimensions={}\n", "  u = ", x, " multiply(x, cs)\n  t = ", x,
+                      " tanh(u)\n", "  s = ", x, " add(t, ones)\n  h = ", x,
+                      " multiply(x, halfs)\n", "  ROOT y = ", x, " multiply(h, s)\n}\n");
+}
+
 // A softmax over the last dimension of `type`[rows, length], written as
 // JAX writes it: max, exp of the difference, sum, division; or, with
 // `log`, a log-softmax: the difference less the sum's log.

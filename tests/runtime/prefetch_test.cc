@@ -120,6 +120,19 @@ TEST(Prefetch, TheOutputPassAsksAStripAtATime) {
   EXPECT_EQ(kernels.find("seam_prefetch(b", fetch + 1), std::string::npos) << kernels;
 }
 
+// A kernel of one pass asks for the next task's rows, a strip at a time,
+// where the pass computes a transcendental per element of bf16 rows (its
+// arithmetic outlasts its memory traffic); at f32 it does not ask.
+TEST(Prefetch, ATranscendentalPassOverHalfPrecisionRowsAsksAlone) {
+  const std::string bf16 = testing::CpuKernelsChecked(testing::TanhGeluText("bf16", 2000, 1024),
+                                                      "prefetch_gelu_bf16", kSmallL2);
+  EXPECT_TRUE(absl::StrContains(bf16, "seam_prefetch(b0 + std::min<int64_t>(r + ")) << bf16;
+  EXPECT_TRUE(absl::StrContains(bf16, "pb + 512);")) << bf16;
+  const std::string f32 = testing::CpuKernelsChecked(testing::TanhGeluText("f32", 2000, 1024),
+                                                     "prefetch_gelu_f32", kSmallL2);
+  EXPECT_FALSE(absl::StrContains(f32, "seam_prefetch(b")) << f32;
+}
+
 // Rows past 16 KB are asked for by an output pass alone, a strip at a
 // time, where the next task's rows fit in L2 beside the ones it reads.
 TEST(Prefetch, LongRowsAreAskedForWhereTwoFitInL2) {

@@ -14,7 +14,6 @@
 #include "../common/hlo_text.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "backends.h"
 #include "gtest/gtest.h"
 
@@ -79,27 +78,6 @@ ENTRY e {
 }
 )";
 
-// tanh-GELU over f32[rows, length].
-std::string TanhGeluText(int64_t rows, int64_t length) {
-  return absl::StrReplaceAll(R"(HloModule gelu
-ENTRY e {
-  x = f32[SHAPE] parameter(0)
-  half = f32[] constant(0.5)
-  one = f32[] constant(1)
-  c = f32[] constant(0.797884583)
-  halfs = f32[SHAPE] broadcast(half), dimensions={}
-  ones = f32[SHAPE] broadcast(one), dimensions={}
-  cs = f32[SHAPE] broadcast(c), dimensions={}
-  u = f32[SHAPE] multiply(x, cs)
-  t = f32[SHAPE] tanh(u)
-  s = f32[SHAPE] add(t, ones)
-  h = f32[SHAPE] multiply(x, halfs)
-  ROOT y = f32[SHAPE] multiply(h, s)
-}
-)",
-                             {{"SHAPE", absl::StrCat(rows, ",", length)}});
-}
-
 TEST(StreamedOutputs, ASoftmaxsOutputPassStreams) {
   const std::string kernels = testing::CpuKernelsChecked(testing::SoftmaxText("f32", 2000, 256),
                                                          "streamed_softmax", PastTheCache());
@@ -107,15 +85,15 @@ TEST(StreamedOutputs, ASoftmaxsOutputPassStreams) {
 }
 
 TEST(StreamedOutputs, APassComputingATanhStoresDirectly) {
-  const std::string kernels =
-      testing::CpuKernelsChecked(TanhGeluText(2000, 256), "streamed_gelu", PastTheCache());
+  const std::string kernels = testing::CpuKernelsChecked(testing::TanhGeluText("f32", 2000, 256),
+                                                         "streamed_gelu", PastTheCache());
   EXPECT_TRUE(absl::StrContains(kernels, "seam_tanh")) << kernels;
   EXPECT_FALSE(absl::StrContains(kernels, "seam_stream_store(b")) << kernels;
 }
 
 TEST(StreamedOutputs, APassComputingATanhAlongShortRowsStreams) {
-  const std::string kernels =
-      testing::CpuKernelsChecked(TanhGeluText(8000, 64), "streamed_short_gelu", PastTheCache());
+  const std::string kernels = testing::CpuKernelsChecked(testing::TanhGeluText("f32", 8000, 64),
+                                                         "streamed_short_gelu", PastTheCache());
   EXPECT_TRUE(absl::StrContains(kernels, "seam_tanh")) << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "seam_stream_store(b1 + r * 64 + s0")) << kernels;
 }
