@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "seam/text/parser.h"
 
@@ -124,15 +125,24 @@ inline std::string Bf16BatchStatisticsText(int64_t n, int64_t c, int64_t h, int6
 
 // tanh-GELU over `type`[rows, length], computed in the element type.
 inline std::string TanhGeluText(const std::string& type, int64_t rows, int64_t length) {
-  const std::string x = absl::StrCat(type, "[", rows, ",", length, "]");
-  return absl::StrCat("HloModule gelu\nENTRY e {\n  x = ", x, " parameter(0)\n", "  half = ", type,
-                      "[] constant(0.5)\n  one = ", type, "[] constant(1)\n", "  c = ", type,
-                      "[] constant(0.797884583)\n", "  halfs = ", x,
-                      " broadcast(half), dimensions={}\n", "  ones = ", x,
-                      " broadcast(one), dimensions={}\n", "  cs = ", x,
-                      " broadcast(c), dimensions={}\n", "  u = ", x, " multiply(x, cs)\n  t = ", x,
-                      " tanh(u)\n", "  s = ", x, " add(t, ones)\n  h = ", x,
-                      " multiply(x, halfs)\n", "  ROOT y = ", x, " multiply(h, s)\n}\n");
+  return absl::StrReplaceAll(
+      R"(HloModule gelu
+ENTRY e {
+  x = $X parameter(0)
+  half = $T[] constant(0.5)
+  one = $T[] constant(1)
+  c = $T[] constant(0.797884583)
+  halfs = $X broadcast(half), dimensions={}
+  ones = $X broadcast(one), dimensions={}
+  cs = $X broadcast(c), dimensions={}
+  u = $X multiply(x, cs)
+  t = $X tanh(u)
+  s = $X add(t, ones)
+  h = $X multiply(x, halfs)
+  ROOT y = $X multiply(h, s)
+}
+)",
+      {{"$X", absl::StrCat(type, "[", rows, ",", length, "]")}, {"$T", type}});
 }
 
 // A softmax over the last dimension of `type`[rows, length], written as

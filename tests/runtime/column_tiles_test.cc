@@ -46,7 +46,9 @@ TEST(ColumnTiles, ATilesPassesRunOverSubTilesOfItsRows) {
   EXPECT_TRUE(absl::StrContains(kernels, "const int64_t r1 = std::min<int64_t>(1003, r0 + 21);"))
       << kernels;
   EXPECT_TRUE(absl::StrContains(kernels, "for (int64_t rs = r0; rs < r1; rs += 4) {")) << kernels;
+  // Every pass of the phase over the sub-tile's rows, none over the tile's.
   EXPECT_TRUE(absl::StrContains(kernels, "for (int64_t r = rs; r < re; ++r) {")) << kernels;
+  EXPECT_FALSE(absl::StrContains(kernels, "for (int64_t r = r0; r < r1; ++r) {")) << kernels;
   // A tile's partial starts at its first row, not at each sub-tile's.
   EXPECT_TRUE(absl::StrContains(kernels, "part0[p] = r == r0 ?")) << kernels;
 }

@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "backends.h"
@@ -312,10 +313,16 @@ TEST(SimdTwins, ShortRowsCallTheInlineExpInVectorizedLoops) {
   ASSERT_TRUE(source.ok()) << source.status();
   EXPECT_GE(ExpectLoopsCallingVectorized(*source, "softmax_32", "seam_exp("), 1);
 
-  for (const auto& [type, length] : {std::pair<std::string, int64_t>{"f32", 64}, {"bf16", 32}}) {
-    kernels = KernelsOf(testing::SoftmaxText(type, 1000, length), "softmax_" + type);
-    EXPECT_NE(kernels.find("seam_exp_simd("), std::string::npos) << type << kernels;
-    EXPECT_EQ(kernels.find("seam_exp("), std::string::npos) << type << kernels;
+  // Rows of 32 read from bf16 and summed in f32 (DIEN's at bf16).
+  const std::string bf16_rows = absl::StrReplaceAll(
+      short_rows, {{"x = f32[2000,32] parameter(0)",
+                    "x16 = bf16[2000,32] parameter(0)\n  x = f32[2000,32] convert(x16)"}});
+  for (const auto& [name, text] :
+       {std::pair<std::string, std::string>{"softmax_64", testing::SoftmaxText("f32", 1000, 64)},
+        {"softmax_bf16_in", bf16_rows}}) {
+    kernels = KernelsOf(text, name);
+    EXPECT_NE(kernels.find("seam_exp_simd("), std::string::npos) << name << kernels;
+    EXPECT_EQ(kernels.find("seam_exp("), std::string::npos) << name << kernels;
   }
 }
 

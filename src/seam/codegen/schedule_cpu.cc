@@ -105,7 +105,8 @@ constexpr int64_t kCombinedAtOnce = 256;
 // lines, drain while the next rows compute, where a longer staged piece's
 // burst waits on memory (DIEN-style rows, 16M f32 elements, 2 cores: 32
 // elements 8.9 -> 8.2 ms, 64 8.8 -> 7.9, 128 8.2 -> 7.8, 256 level, 1024
-// and tanh-GELU's 4096 slower).
+// and tanh-GELU's 4096 slower). Tile phases only: a channel strip's runs
+// were not measured so.
 constexpr int64_t kStreamedTranscendentalRow = 128;
 
 // Bytes of row inputs a tile phase's sub-tile holds (see SubTileRows):
@@ -262,12 +263,16 @@ class CpuScheduler {
   }
 
   // Whether stage `k` computes a transcendental per element of rows it
-  // reads in half precision: twice an f32 pass's arithmetic per byte.
-  bool ComputeBoundPass(size_t k) const {
+  // reads and writes in half precision: twice an f32 pass's arithmetic per
+  // byte (a pass writing f32 is bound by its stores, as at f32).
+  bool TranscendentalOverHalfRows(size_t k) const {
+    const Stage& s = ir_.stages[k];
     const std::vector<int> inputs = RowInputs(k);
-    return TranscendentalAlongRows(ir_.stages[k]) && !inputs.empty() &&
+    auto half = [](const Instruction* v) { return IsHalfType(v->shape().dtype()); };
+    return TranscendentalAlongRows(s) && !inputs.empty() &&
            std::all_of(inputs.begin(), inputs.end(),
-                       [&](int b) { return DTypeByteSize(ir_.buffers[b].dtype) <= 2; });
+                       [&](int b) { return IsHalfType(ir_.buffers[b].dtype); }) &&
+           std::all_of(s.roots.begin(), s.roots.end(), half);
   }
 
   // The inputs stage `k` reads a row of at a time, each row contiguous at
@@ -313,7 +318,7 @@ class CpuScheduler {
   // 7.6 -> 8.4).
   void PrefetchAhead(size_t begin, size_t end, Body& body) {
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, ir_.stages[begin]);
-    if (bpr != 1 || rows <= rpb || (end - begin < 2 && !ComputeBoundPass(begin))) return;
+    if (bpr != 1 || rows <= rpb || (end - begin < 2 && !TranscendentalOverHalfRows(begin))) return;
     size_t pass = begin + 1;
     while (pass < end && (!TranscendentalAlongRows(ir_.stages[pass]) || OnlineRider(pass, begin))) {
       ++pass;
@@ -350,6 +355,7 @@ class CpuScheduler {
     if (bytes <= device_.onchip_bytes_per_unit * device_.units) return;
     std::vector<Node> ahead;
     std::vector<int> seen;
+    const int64_t next_rows = rpb, last_row = rows - 1;  // lambdas take no structured bindings
     auto ask = [&](size_t k, bool next_task) {
       for (int buffer : RowInputs(k)) {
         if (std::find(seen.begin(), seen.end(), buffer) != seen.end()) continue;
@@ -357,7 +363,8 @@ class CpuScheduler {
         // The last task asks for the last row again: a condition here
         // made GCC version the row loop, and its copy for the last task
         // left the pass's exps scalar (softmax over 256 rows: 2x slower).
-        Expr row = next_task ? Expr::Min(absl::StrCat("r + ", rpb), absl::StrCat(rows - 1)) : "r";
+        Expr row =
+            next_task ? Expr::Min(absl::StrCat("r + ", next_rows), absl::StrCat(last_row)) : "r";
         ahead.push_back({Prefetch{buffer, std::move(row), ir_.stages[k].RowLength(), "", 0}});
       }
     };
@@ -473,7 +480,8 @@ class CpuScheduler {
     const int k = ir_.BufferIndex(v);
     return along_rows && k >= 0 && ir_.buffers[k].streamed &&
            v->shape().ElementCount() == s.Rows() * s.RowLength() &&
-           (!TranscendentalAlongRows(s) || StagedChunk(s) <= kStreamedTranscendentalRow);
+           (!TranscendentalAlongRows(s) ||
+            (!channel_strips_ && StagedChunk(s) <= kStreamedTranscendentalRow));
   }
 
   // Rows a sub-tile of the phase [begin, end) takes, its passes running
@@ -485,19 +493,23 @@ class CpuScheduler {
   int64_t SubTileRows(size_t begin, size_t end) const {
     const auto [rows, rpb, bpr, tasks] = TileTasksOf(ir_, ir_.stages[begin]);
     if (bpr != 1 || end - begin < 2) return 0;
-    bool folds = false;
+    bool folds = false, passes = false;
     absl::flat_hash_set<int> inputs;
     int64_t row_bytes = 0;
     for (size_t k = begin; k < end; ++k) {
-      folds |= ir_.stages[k].kind == LoopKind::kPartialReduce;
+      const bool fold = ir_.stages[k].kind == LoopKind::kPartialReduce;
+      folds |= fold;
+      passes |= !fold;
       for (int buffer : RowInputs(k)) {
         if (inputs.insert(buffer).second)
           row_bytes += ir_.stages[k].RowLength() * DTypeByteSize(ir_.buffers[buffer].dtype);
       }
     }
-    if (!folds || row_bytes == 0) return 0;
-    const int64_t sub = std::max<int64_t>(1, kSubTileBytes / row_bytes);
-    return sub < rpb ? sub : 0;
+    if (!folds || !passes || row_bytes == 0) return 0;
+    // A sub-tile of one row would not fit L1 either: such rows keep the
+    // task's loops.
+    const int64_t sub = kSubTileBytes / row_bytes;
+    return sub >= 2 && sub < rpb ? sub : 0;
   }
 
   void TilePhase(size_t begin, size_t end) {
@@ -538,11 +550,11 @@ class CpuScheduler {
       subtiles.body.push_back(Int("re", Expr::Min("r1", absl::StrCat("rs + ", sub))));
       Append(subtiles.body, std::move(passes));
       body.push_back({std::move(subtiles)});
-      rows_begin_ = "r0";
-      rows_end_ = "r1";
     } else {
       Append(body, std::move(passes));
     }
+    rows_begin_ = "r0";
+    rows_end_ = "r1";
     // Streamed stores are visible to other threads past the phase's barrier.
     if (staged_in_phase_) body.push_back({StreamFence{}});
     // The tiles' partials of its column reductions meet in the next phase
@@ -749,8 +761,9 @@ class CpuScheduler {
     return {std::move(rows)};
   }
 
-  // A column reduction in row tiles: the task's rows [r0, r1) folded into
-  // its tile's partials, kept elements innermost.
+  // A column reduction in row tiles: the phase's rows (the task's, or its
+  // sub-tile's) folded into its tile's partials, kept elements innermost.
+  // A partial starts at the tile's first row, r0, not at a sub-tile's.
   Node RowTileFolding(size_t stage) {
     const Stage& s = ir_.stages[stage];
     const int64_t kept = SplitFolded(s).kept;
@@ -773,7 +786,8 @@ class CpuScheduler {
     return {Scope{std::move(body)}};
   }
 
-  // Rows [r0, r1) of an elementwise stage, each its task's part.
+  // The phase's rows (the task's, or its sub-tile's) of an elementwise
+  // stage, each its task's part.
   Node Elementwise(size_t stage, int64_t bpr) {
     const int64_t length = ir_.stages[stage].RowLength();
     const int64_t chunk = CeilDiv(length, bpr);
