@@ -257,9 +257,15 @@ void BindGym(nb::module_& m) {
       .def_prop_ro("ops", &Session::ops)
       .def_prop_ro(
           "cost_us", &Session::cost_us,
-          "The cost model's time after stitch fusion; None unless reward_space is cost_time.")
+          "The cost model's time after stitch fusion; None unless the reward space measures cost.")
       .def_prop_ro("initial_ops", &Session::initial_ops)
       .def_prop_ro("default_ops", &Session::default_ops, "Ops after the default pipeline.")
+      .def_prop_ro("initial_cost_us", &Session::initial_cost_us,
+                   "The cost model's time of the episode's start; None unless the reward space "
+                   "measures cost.")
+      .def_prop_ro("default_cost_us", &Session::default_cost_us,
+                   "The cost model's time after the default pipeline; None unless the reward space "
+                   "measures cost.")
       .def_prop_ro("steps", &Session::steps)
       .def_prop_ro("done", &Session::done)
       .def_prop_ro("has_episode", &Session::has_episode)

@@ -14,6 +14,8 @@ namespace seam::gym {
 namespace {
 
 constexpr char kLayerNorm[] = "corpus/xla_layer_norm_1x4096x768_bf16.hlo";
+// A small JAX loss the default pipeline makes faster under the cost model.
+constexpr char kToyLoss[] = "corpus/hloenv_toy_nn_module_0093.jit_loss.44.before_optimizations.txt";
 
 int Action(absl::string_view name) {
   absl::StatusOr<int> action = ActionByName(name);
@@ -199,6 +201,40 @@ TEST(Session, CostRewardComesFromTheStitchPlan) {
   // Spaces it was not set up for say so rather than guess.
   Session plain = Started();
   EXPECT_FALSE(plain.Reward(RewardSpace::kCostTime).ok());
+}
+
+TEST(Session, CostVsDefaultSumsToTheShareOfTheDefaultPipelinesSaving) {
+  SessionOptions options;
+  options.reward_space = RewardSpace::kCostVsDefault;
+  Session session = Started(options, kToyLoss);
+  ASSERT_TRUE(session.initial_cost_us().has_value() && session.default_cost_us().has_value());
+  const double initial = *session.initial_cost_us(), gain = initial - *session.default_cost_us();
+  ASSERT_GT(gain, 0);  // the default pipeline saves time on this module
+  double sum = 0;
+  for (const char* pass : {"algsimp", "dce", "cse", "algsimp"}) {
+    ASSERT_TRUE(session.Step(Action(pass)).ok());
+    absl::StatusOr<double> reward = session.Reward();
+    ASSERT_TRUE(reward.ok()) << reward.status();
+    EXPECT_NEAR(*reward, *session.Reward(RewardSpace::kCostTime) / gain, 1e-12);
+    sum += *reward;
+  }
+  // The return is (C_I - C_R) / (C_I - C_D): 1 once as fast as the default.
+  EXPECT_NEAR(sum, (initial - *session.cost_us()) / gain, 1e-9);
+  EXPECT_GT(sum, 0);
+  Session plain = Started();
+  EXPECT_FALSE(plain.initial_cost_us().has_value());
+  EXPECT_FALSE(plain.Reward(RewardSpace::kCostVsDefault).ok());
+}
+
+TEST(Session, CostVsDefaultIsAShareOfTheStartWhereTheDefaultSavesNothing) {
+  SessionOptions options;
+  options.reward_space = RewardSpace::kCostVsDefault;
+  Session session = Started(options);  // layer norm: one kernel, whatever the passes
+  ASSERT_TRUE(session.initial_cost_us().has_value());
+  ASSERT_NEAR(*session.initial_cost_us(), *session.default_cost_us(), 1e-9);
+  ASSERT_TRUE(session.Step(Action("algsimp")).ok());
+  EXPECT_NEAR(*session.Reward(),
+              *session.Reward(RewardSpace::kCostTime) / *session.initial_cost_us(), 1e-12);
 }
 
 TEST(Session, ShapedRewardAddsThePotentialDifference) {

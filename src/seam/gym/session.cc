@@ -22,7 +22,13 @@ absl::Status WithContext(const absl::Status& status, absl::string_view context) 
 }
 
 bool NeedsPotential(RewardSpace space) { return space == RewardSpace::kShapedOpsVsDefault; }
-bool NeedsStitch(RewardSpace space) { return space == RewardSpace::kCostTime; }
+bool NeedsStitch(RewardSpace space) {
+  return space == RewardSpace::kCostTime || space == RewardSpace::kCostVsDefault;
+}
+
+// Below this fraction of the start's time, what the default pipeline saves
+// is the cost model's rounding, not a gain to normalise by.
+constexpr double kNegligibleCostGain = 1e-6;
 
 }  // namespace
 
@@ -46,6 +52,17 @@ absl::StatusOr<std::shared_ptr<const Session::Baseline>> Session::MakeBaseline(
     return WithContext(ran.status(), absl::StrCat(baseline->benchmark, ": the default pipeline failed"));
   }
   baseline->default_ops = optimised->InstructionCount();
+  if (NeedsStitch(options_.reward_space)) {
+    for (auto [state, cost] : {std::pair{module.get(), &baseline->initial_cost_us},
+                               std::pair{optimised.get(), &baseline->default_cost_us}}) {
+      absl::StatusOr<StitchEstimate> estimate = EstimateAfterStitch(*state, options_.device);
+      if (!estimate.ok()) {
+        return WithContext(estimate.status(), absl::StrCat(baseline->benchmark,
+                                                           ": planning the stitch fusion failed"));
+      }
+      *cost = estimate->time_us;
+    }
+  }
   baseline->initial = std::move(module);
   return std::shared_ptr<const Baseline>(std::move(baseline));
 }
@@ -53,7 +70,10 @@ absl::StatusOr<std::shared_ptr<const Session::Baseline>> Session::MakeBaseline(
 absl::Status Session::Reset(absl::string_view benchmark) {
   static std::mutex mutex;
   static auto* baselines = new absl::flat_hash_map<std::string, std::shared_ptr<const Baseline>>();
-  std::string key = absl::StrCat(options_.canonical_start ? "canonical:" : "raw:", benchmark);
+  // Baselines measuring cost hold the plan's times for one device.
+  std::string key =
+      absl::StrCat(options_.canonical_start ? "canonical:" : "raw:",
+                   NeedsStitch(options_.reward_space) ? options_.device.name : "", ":", benchmark);
   std::shared_ptr<const Baseline> baseline;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -187,6 +207,13 @@ double Session::DefaultGain() const {
   return static_cast<double>(gain > 0 ? gain : std::max<int64_t>(1, baseline_->initial_ops));
 }
 
+double Session::DefaultCostGain() const {
+  double initial = baseline_->initial_cost_us.value_or(0),
+         gain = initial - baseline_->default_cost_us.value_or(0);
+  if (gain > kNegligibleCostGain * initial) return gain;
+  return initial > 0 ? initial : 1.0;
+}
+
 absl::StatusOr<double> Session::Reward(RewardSpace space) const {
   if (module_ == nullptr) return absl::FailedPreconditionError("Reward: no episode; call Reset first");
   double removed = static_cast<double>(previous_.ops - current_.ops);
@@ -198,8 +225,14 @@ absl::StatusOr<double> Session::Reward(RewardSpace space) const {
     case RewardSpace::kOpsVsDefault:
       return removed / DefaultGain();
     case RewardSpace::kCostTime:
-      if (!previous_.stitch.has_value() || !current_.stitch.has_value()) break;
-      return previous_.stitch->time_us - current_.stitch->time_us;
+    case RewardSpace::kCostVsDefault: {
+      if (!previous_.stitch.has_value() || !current_.stitch.has_value() ||
+          !baseline_->initial_cost_us.has_value()) {
+        break;
+      }
+      double saved = previous_.stitch->time_us - current_.stitch->time_us;
+      return space == RewardSpace::kCostTime ? saved : saved / DefaultCostGain();
+    }
     case RewardSpace::kShapedOpsVsDefault: {
       if (!previous_.potential.has_value() || !current_.potential.has_value()) break;
       double scale = std::max(1.0, std::abs(baseline_->initial_potential));
@@ -217,6 +250,12 @@ const std::string& Session::benchmark() const {
 
 int64_t Session::initial_ops() const { return baseline_ == nullptr ? 0 : baseline_->initial_ops; }
 int64_t Session::default_ops() const { return baseline_ == nullptr ? 0 : baseline_->default_ops; }
+std::optional<double> Session::initial_cost_us() const {
+  return baseline_ == nullptr ? std::nullopt : baseline_->initial_cost_us;
+}
+std::optional<double> Session::default_cost_us() const {
+  return baseline_ == nullptr ? std::nullopt : baseline_->default_cost_us;
+}
 
 std::string Session::PassSpec() const {
   std::vector<std::string> names;

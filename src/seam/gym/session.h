@@ -24,8 +24,8 @@ namespace seam::gym {
 struct SessionOptions {
   // Steps after which an episode is truncated.
   int max_steps = 50;
-  // What Reward() returns; cost_time and the shaped reward make every step
-  // measure the state before and after it (a fusion plan, or a count).
+  // What Reward() returns; the cost rewards and the shaped reward make every
+  // step measure the state before and after it (a fusion plan, or a count).
   RewardSpace reward_space = RewardSpace::kOpsVsDefault;
   // The device the cost model plans for (cost_time, dram_bytes_after_stitch).
   target::DeviceSpec device = target::HostCpuSpec();
@@ -74,12 +74,16 @@ class Session {
   const Module& module() const { return *module_; }
   int64_t ops() const { return current_.ops; }
   // The cost model's time after stitch fusion of the current state, when
-  // the session measures it (reward_space = cost_time).
+  // the session measures it (a cost reward space).
   std::optional<double> cost_us() const {
     return current_.stitch.has_value() ? std::optional<double>(current_.stitch->time_us) : std::nullopt;
   }
   int64_t initial_ops() const;
   int64_t default_ops() const;
+  // The cost model's times of the episode's start and of the default
+  // pipeline's result, when the session measures cost.
+  std::optional<double> initial_cost_us() const;
+  std::optional<double> default_cost_us() const;
   int steps() const { return steps_; }
   bool done() const { return terminated_ || truncated_; }
   // Every action taken, in order.
@@ -99,6 +103,8 @@ class Session {
     int64_t initial_ops = 0;
     int64_t default_ops = 0;
     double initial_potential = 0;
+    std::optional<double> initial_cost_us;  // when the reward space measures cost
+    std::optional<double> default_cost_us;
     std::shared_ptr<Module> initial;  // shared by every episode until it steps
   };
   absl::StatusOr<std::shared_ptr<const Baseline>> MakeBaseline(std::unique_ptr<Module> module,
@@ -117,6 +123,9 @@ class Session {
   // What an episode's op-count rewards are normalised by: I - D, or I when
   // the default pipeline removes nothing.
   double DefaultGain() const;
+  // The same of cost_vs_default: C_I - C_D, or C_I when the default
+  // pipeline saves (next to) nothing.
+  double DefaultCostGain() const;
   Module& MutableModule();
 
   SessionOptions options_;

@@ -17,11 +17,12 @@ constexpr std::array<std::pair<ObservationSpace, absl::string_view>, 3> kObserva
     {ObservationSpace::kHloText, "hlo_text"},
 }};
 
-constexpr std::array<std::pair<RewardSpace, absl::string_view>, 5> kRewardSpaces = {{
+constexpr std::array<std::pair<RewardSpace, absl::string_view>, 6> kRewardSpaces = {{
     {RewardSpace::kOpsDelta, "ops_delta"},
     {RewardSpace::kOpsNormalized, "ops_normalized"},
     {RewardSpace::kOpsVsDefault, "ops_vs_default"},
     {RewardSpace::kCostTime, "cost_time"},
+    {RewardSpace::kCostVsDefault, "cost_vs_default"},
     {RewardSpace::kShapedOpsVsDefault, "ops_vs_default_shaped"},
 }};
 

@@ -16,11 +16,13 @@ enum class ObservationSpace {
 };
 
 enum class RewardSpace {
-  kOpsDelta,          // "ops_delta": instructions removed by the step
-  kOpsNormalized,     // "ops_normalized": the same over the initial count
-  kOpsVsDefault,      // "ops_vs_default": over what the default pipeline removes
-                      //   (an episode's sum is the paper's (I - R) / (I - D); 1 = as good as default)
-  kCostTime,          // "cost_time": microseconds the cost model saves after stitch fusion
+  kOpsDelta,       // "ops_delta": instructions removed by the step
+  kOpsNormalized,  // "ops_normalized": the same over the initial count
+  kOpsVsDefault,   // "ops_vs_default": over what the default pipeline removes
+                   //   (an episode's sum is the paper's (I - R) / (I - D); 1 = as good as default)
+  kCostTime,       // "cost_time": microseconds the cost model saves after stitch fusion
+  kCostVsDefault,  // "cost_vs_default": the same over what the default pipeline saves
+                   //   (an episode's sum is (C_I - C_R) / (C_I - C_D); 1 = as fast as default)
   kShapedOpsVsDefault,  // "ops_vs_default_shaped": ops_vs_default plus the paper's
                         //   potential-based shaping, phi = -FLOPs - 2 * transcendentals,
                         //   scaled by |phi| of the initial module
