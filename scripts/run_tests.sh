@@ -79,4 +79,12 @@ fi
 
 section "Python tests: seam.compile, seam.jit against jax.jit, the gym"
 PYTHONPATH=build/python build/pyenv/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+if [ "$full" = 1 ]; then
+  # Ray and torch are several GB and the run takes minutes: not in CI.
+  section "pass-ordering training with Ray RLlib on a local two-node cluster"
+  scripts/train_env.sh build/trainenv
+  PYTHONPATH=build/python build/trainenv/bin/python -m pytest -q -p no:cacheprovider \
+    python/tests/test_rllib_cluster.py
+fi
 section "done"

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Train a PPO pass-ordering agent on some corpus model families and
-evaluate it on held-out ones.
+evaluate it on held-out ones, in one process (stable-baselines3). The
+default trainer is python/scripts/train_rllib.py (Ray RLlib: env runners in
+processes of their own, on one machine or a cluster); this one stays as
+the small path with no Ray, over the real models' corpus only.
 
 MaskablePPO (sb3-contrib) with the paper's settings as defaults: 256 steps
 per rollout and per minibatch, lr 3e-4, gamma 0.99, GAE lambda 0.95, clip
 0.2, separate policy and value MLPs of [2048, 2048], 200k timesteps. The
-corpus is split by model family (family_of() below): GPT-2/GPT-NeoX, BERT
-and the conv nets (ResNet, MobileNet, EfficientNet) are held out; every
-other family trains. After training, the deterministic policy runs one
+corpus is split by model family (seam.gym.corpus): transformers (GPT-2,
+GPT-NeoX, BERT) and the conv nets (ResNet, MobileNet, EfficientNet) are
+held out; every other family trains. After training, the deterministic policy runs one
 episode per module; the pass order it reaches is re-validated from scratch
 (verifier after every pass, interpreter against the original).
 
@@ -29,35 +32,10 @@ import time
 import numpy as np
 
 from seam import gym as seam_gym
+from seam.gym import corpus
 
-# (family, substrings of corpus file names), first match wins.
-FAMILIES = [
-    ("gpt2", ("gpt2", "gptneox")),
-    ("bert", ("bert",)),
-    ("convnet", ("resnet", "mobilenet", "efficientnet")),
-    ("llm", ("gemma", "llama", "maxtext")),
-    ("dlrm", ("dlrm",)),
-    ("small_mlp", ("toy_nn", "maml", "jaxrl", "hlo_test")),
-    ("transformer_block", ("layer_norm", "mha_block")),
-    ("optimizer", ("linear_module_adam",)),
-    ("jax_program", ("jax_issue",)),
-    ("optimized_hlo", ("xnn", "gpu_tests")),
-]
-TEST_FAMILIES = ("gpt2", "bert", "convnet")
-
-
-def family_of(uri: str) -> str:
-    name = uri.rsplit("/", 1)[-1].lower()
-    for family, keys in FAMILIES:
-        if any(key in name for key in keys):
-            return family
-    return "other"
-
-
-def split_corpus(benchmarks, test_families):
-    train = [b for b in benchmarks if family_of(b) not in test_families]
-    test = [b for b in benchmarks if family_of(b) in test_families]
-    return train, test
+family_of = corpus.family_of
+TEST_FAMILIES = corpus.TEST_FAMILIES
 
 
 def parse_args(argv=None):
@@ -222,7 +200,7 @@ def main(argv=None):
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
     test_families = tuple(f for f in args.test_families.split(",") if f)
-    train, test = split_corpus(seam_gym.corpus_benchmarks(), test_families)
+    train, test = corpus.split(seam_gym.corpus_benchmarks(), test_families)
     if args.train is not None:
         train = args.train
     if args.test is not None:

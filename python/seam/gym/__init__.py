@@ -30,11 +30,14 @@ from .._core.gym import (  # noqa: E402
     stop_action,
     validate_pass_order,
 )
+from . import corpus  # noqa: E402
 from .env import LogObservation, PassOrderingEnv  # noqa: E402
+from .masked_env import MaskedPassOrderingEnv  # noqa: E402
 
 __version__ = "0.1.0"
 
 ENV_ID = "seam_gym/PassOrdering-v0"
+MASKED_ENV_ID = "seam_gym/MaskedPassOrdering-v0"
 
 
 def _register() -> None:
@@ -42,13 +45,17 @@ def _register() -> None:
 
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(id=ENV_ID, entry_point="seam.gym.env:PassOrderingEnv")
+    if MASKED_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=MASKED_ENV_ID, entry_point="seam.gym.masked_env:MaskedPassOrderingEnv")
 
 
 _register()
 
 __all__ = [
     "ENV_ID",
+    "MASKED_ENV_ID",
     "LogObservation",
+    "MaskedPassOrderingEnv",
     "PassOrderingEnv",
     "Session",
     "action_count",
@@ -58,6 +65,7 @@ __all__ = [
     "action_name",
     "action_names",
     "beam_search",
+    "corpus",
     "corpus_benchmarks",
     "corpus_directory",
     "feature_names",

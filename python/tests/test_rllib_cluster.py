@@ -1,0 +1,90 @@
+"""The RLlib training script on a local two-node Ray cluster (a head and a
+worker node, each a raylet process of its own, as `ray start` makes them on
+separate machines): two iterations with two env runner processes, a
+checkpoint, the evaluation on the test families, and a restart from the
+checkpoint. Needs ray[rllib] and torch (pip install .[train]); skipped
+without them, as in CI (scripts/run_tests.sh --full runs it)."""
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+pytest.importorskip("ray.rllib")
+pytest.importorskip("torch")
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "scripts", "train_rllib.py")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def cluster():
+    ray = os.path.join(os.path.dirname(sys.executable), "ray")
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    # A short temporary directory: Ray's socket paths must fit 107 bytes.
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    # Ray's token authentication with a token of this cluster's own, which
+    # every node and the driver read from the environment.
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16))
+    subprocess.run([ray, "start", "--head", f"--port={port}", "--num-cpus=1", f"--temp-dir={temp}",
+                    "--include-dashboard=false", "--disable-usage-stats"], check=True, env=env,
+                   capture_output=True)
+    try:
+        subprocess.run([ray, "start", f"--address={address}", "--num-cpus=2"], check=True, env=env,
+                       capture_output=True)
+        yield address, env
+    finally:
+        subprocess.run([ray, "stop", "--force"], env=env, capture_output=True)
+
+
+def run(args, env, cwd):
+    done = subprocess.run([sys.executable, SCRIPT, *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_two_runners_on_a_two_node_cluster_train_checkpoint_and_evaluate(cluster, tmp_path):
+    address, env = cluster
+    nodes = subprocess.run(
+        [sys.executable, "-c", f"import ray; ray.init(address='{address}'); "
+                               "print(sum(n['Alive'] for n in ray.nodes()))"],
+        env=env, capture_output=True, text=True, check=True)
+    assert nodes.stdout.strip().splitlines()[-1] == "2"
+
+    out = tmp_path / "run"
+    common = ["--address", address, "--num-env-runners", "2", "--random-graphs", "2",
+              "--train-batch", "128", "--minibatch", "64", "--epochs", "1", "--max-steps", "8",
+              "--out-dir", str(out)]
+    stdout = run(common + ["--iterations", "2", "--checkpoint-every", "1"], env, tmp_path)
+    assert "iter 2:" in stdout
+
+    progress = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
+    assert [p["iteration"] for p in progress] == [1, 2]
+    assert progress[1]["env_steps"] >= 2 * 128 > progress[0]["env_steps"] > 0
+    assert (out / "checkpoint" / "rllib_checkpoint.json").exists()
+    assert list((out / "tensorboard").iterdir())
+
+    split = json.loads((out / "split.json").read_text())
+    evaluation = json.loads((out / "evaluation.json").read_text())
+    assert [m["benchmark"] for m in evaluation["modules"]] == split["test"]
+    for module in evaluation["modules"]:
+        assert module["family"] in ("transformer", "convnet")
+        assert module["cost_us"] > 0 and module["default_cost_us"] > 0
+    assert 0 < evaluation["geomean_default_over_policy"] < 10
+
+    # Restarting from the checkpoint evaluates the same policy again.
+    run(common + ["--restore", str(out / "checkpoint"), "--eval-only"], env, tmp_path)
+    again = json.loads((out / "evaluation.json").read_text())
+    assert again["geomean_default_over_policy"] == pytest.approx(evaluation["geomean_default_over_policy"])
