@@ -12,9 +12,18 @@ Two protocols:
   cost       canonical, beam search minimising the cost model's time after
              stitch fusion instead: whether fewer ops mean faster code.
 
+The learned policy (python/scripts/train_rllib.py) is compared on the
+held-out families under the cost protocol: one deterministic rollout
+against the default pipeline and the searches at the policy's own walltime
+and at --budget seconds, and the measured time (`seam bench`) of the orders
+the cost model says gain most.
+
 Usage:
   python3 bench/gym_leaderboard.py run [--budget S] [--modules a,b] [--out bench/gym/runs.jsonl]
+  python3 bench/gym_leaderboard.py policy --evaluation DIR/evaluation.json [--budget S]
+  python3 bench/gym_leaderboard.py measure --evaluation DIR/evaluation.json [--top 5]
   python3 bench/gym_leaderboard.py render [--runs bench/gym/runs.jsonl] [--ppo FILE.json]...
+                                          [--evaluation DIR/evaluation.json]
 Writes bench/gym/leaderboard.csv and bench/gym/leaderboard.md (render).
 Only the standard library is needed.
 """
@@ -38,6 +47,10 @@ PROTOCOL_RUNS = {
     "canonical": (["--canonical-start"], AGENTS),
     "cost": (["--canonical-start", "--objective=cost"], ["beam"]),
 }
+# The learned policy's comparison: the searches on its test modules, and
+# measured times of its largest gains.
+POLICY_RUNS = os.path.join(ROOT, "bench", "gym", "policy_runs.jsonl")
+POLICY_MEASURED = os.path.join(ROOT, "bench", "gym", "policy_measured.json")
 # Modules the interpreter needs minutes for: validated by the verifier only.
 NOT_INTERPRETED = {
     "xla_mobilenet_v2_ptxla_train.hlo",
@@ -82,6 +95,76 @@ def run(args):
                           f"D={row['default_ops']} R={row['best_ops']} {row['walltime_s']:.1f}s", flush=True)
 
 
+def gym_run(target, agent, budget, flags):
+    """One `seam gym` search, its JSON row; None (reported) when it fails."""
+    cmd = [SEAM, "gym", target, f"--agent={agent}", f"--budget={budget:.3f}", "--json"] + flags
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"FAILED {' '.join(cmd)}\n{done.stderr}", file=sys.stderr)
+        return None
+    row = json.loads(done.stdout)
+    row.update(command=" ".join(cmd[1:]), date=datetime.date.today().isoformat())
+    return row
+
+
+def load_evaluation(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def policy(args):
+    """The searches on the policy's test modules, cost protocol: at the
+    policy's walltime on each module ("equal") and at --budget seconds."""
+    evaluation = load_evaluation(args.evaluation)
+    with open(args.out, "a") as out:
+        for row in evaluation["modules"]:
+            uri = row["benchmark"]
+            for agent in AGENTS:
+                for budget_name, budget in (("equal", row["walltime_s"]), ("budget", args.budget)):
+                    interpret = args.interpret and row.get("validated", {}).get("interpreted", True)
+                    flags = PROTOCOL_RUNS["cost"][0] + ([] if interpret else ["--no-interpret"])
+                    r = gym_run(uri, agent, budget, flags)
+                    if r is None:
+                        continue
+                    r.update(module=os.path.basename(uri), protocol="policy-" + budget_name)
+                    out.write(json.dumps(r) + "\n")
+                    out.flush()
+                    print(f"{r['module']:50.50s} {agent:6s} {budget:6.2f}s: {r['best_cost_us']:.1f} us, "
+                          f"default {r['default_cost_us']:.1f} us", flush=True)
+
+
+def bench_ms(path, spec, repeat):
+    """`seam bench`'s median of the stitched module compiled after `spec`."""
+    cmd = [SEAM, "bench", path, f"--passes={spec}", "--strategies=stitch", f"--repeat={repeat}", "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)["workloads"][0]["strategies"]["stitch"]["median_ms"]
+
+
+def measure(args):
+    """Measured times of the default pipeline's module against the policy's
+    for the modules where the cost model sees the policy gain most, rounds
+    interleaved, the median of each kept."""
+    evaluation = load_evaluation(args.evaluation)
+    top = sorted(evaluation["modules"], key=lambda r: r["default_over_policy"], reverse=True)[:args.top]
+    rows = []
+    for r in top:
+        path = r["benchmark"].removeprefix("file://")
+        specs = {"default": "default", "policy": r["pass_spec"] or "none"}
+        times = {k: [] for k in specs}
+        for _ in range(args.rounds):
+            for k, spec in specs.items():
+                times[k].append(bench_ms(path, spec, args.repeat))
+        med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+        rows.append({"module": os.path.basename(path), "default_cost_us": r["default_cost_us"],
+                     "policy_cost_us": r["cost_us"], "default_ms": med["default"], "policy_ms": med["policy"],
+                     "rounds": times, "policy_spec": r["pass_spec"]})
+        print(f"{rows[-1]['module']}: cost model {r['default_cost_us']:.0f} -> {r['cost_us']:.0f} us, "
+              f"measured {med['default']:.3f} -> {med['policy']:.3f} ms", flush=True)
+    with open(args.out, "w") as f:
+        json.dump({"date": datetime.date.today().isoformat(), "repeat": args.repeat, "rounds": args.rounds,
+                   "rows": rows}, f, indent=1)
+
+
 def metric(initial, default, best):
     return (initial - best) / (initial - default) if initial != default else None
 
@@ -108,6 +191,73 @@ def load_ppo(paths):
             module = row["benchmark"].split("/", 1)[1]
             results[(module, protocol)] = dict(row, command=data.get("command", ""))
     return results
+
+
+def policy_section(evaluation, runs_path, measured_path):
+    """The learned policy against the default pipeline and the searches on
+    the held-out families: cost-model time, D / R per cell (> 1 faster
+    than the default pipeline), geomeans and walltimes; then measured times."""
+    runs = {}
+    if os.path.exists(runs_path):
+        with open(runs_path) as f:
+            for line in f:
+                r = json.loads(line)
+                runs[(r["module"], r["protocol"], r["agent"])] = r
+    args_used = evaluation.get("args", {})
+    lines = [f"## Learned policy on the held-out families ({', '.join(args_used.get('test_families', '').split(','))})",
+             "",
+             "Canonical start, cost model (host CPU, after stitch fusion). The policy: PPO on Ray RLlib "
+             f"trained {evaluation.get('train_seconds', 0) / 60:.0f} min on the training families "
+             "(`python/scripts/train_rllib.py`), one deterministic rollout, no search. Each cell: the "
+             "cost-model time of the best order in µs and D / R (the default pipeline's time over it; "
+             "> 1 is faster than the default pipeline); searches at the policy's own walltime on the "
+             "module (=) and at 10 s. Every order was replayed from scratch with the verifier after "
+             "every pass and the interpreter against the original.", "",
+             "| module | D µs | policy | random = | greedy = | beam = | random 10 s | greedy 10 s | beam 10 s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    columns = [("policy", None)] + [(a, "policy-equal") for a in AGENTS] + [(a, "policy-budget") for a in AGENTS]
+    ratios = {c: [] for c in columns}
+    walls = {c: [] for c in columns}
+    for row in sorted(evaluation["modules"], key=lambda r: os.path.basename(r["benchmark"])):
+        module = os.path.basename(row["benchmark"])
+        d = row["default_cost_us"]
+        cells = []
+        for agent, protocol in columns:
+            if protocol is None:
+                cost, wall = row["cost_us"], row["walltime_s"]
+            else:
+                r = runs.get((module, protocol, agent))
+                if r is None:
+                    cells.append("–")
+                    continue
+                cost, wall = r["best_cost_us"], r["walltime_s"]
+            ratio = d / cost if cost > 0 else 1.0
+            ratios[(agent, protocol)].append(ratio)
+            walls[(agent, protocol)].append(wall)
+            cells.append(f"{cost:.0f} ({ratio:.3f})")
+        lines.append(f"| {module} | {d:.0f} | " + " | ".join(cells) + " |")
+
+    def gm(values):
+        return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+    lines.append("| **geomean D / R** (modules) | | " + " | ".join(
+        "–" if not ratios[c] else f"**{gm(ratios[c]):.4f}** ({len(ratios[c])})" for c in columns) + " |")
+    lines.append("| median walltime per module (s) | | " + " | ".join(
+        "–" if not walls[c] else f"{sorted(walls[c])[len(walls[c]) // 2]:.3f}" for c in columns) + " |")
+    lines.append("")
+    if measured_path and os.path.exists(measured_path):
+        with open(measured_path) as f:
+            measured = json.load(f)
+        lines += ["### Measured: the five largest gains the cost model sees", "",
+                  f"`seam bench --strategies=stitch --repeat={measured['repeat']}`, {measured['rounds']} "
+                  f"interleaved rounds, medians ({measured['date']}, this host).", "",
+                  "| module | cost model D → policy (µs) | measured D → policy (ms) | measured speed-up |",
+                  "|---|---:|---:|---:|"]
+        for r in measured["rows"]:
+            lines.append(f"| {r['module']} | {r['default_cost_us']:.0f} → {r['policy_cost_us']:.0f} | "
+                         f"{r['default_ms']:.3f} → {r['policy_ms']:.3f} | {r['default_ms'] / r['policy_ms']:.3f}x |")
+        lines.append("")
+    return lines
 
 
 def render(args):
@@ -206,10 +356,13 @@ def render(args):
     if ratios:
         gm = math.exp(sum(math.log(max(r, 1e-12)) for r in ratios) / len(ratios))
         lines += [f"| **geomean time, min cost / D** | | | | **{gm:.3f}** |", ""]
+    if args.evaluation:
+        lines += policy_section(load_evaluation(args.evaluation), args.policy_runs, args.measured)
     cmds = sorted({r["command"] for r in runs.values() if r["module"] == modules[0]})
     lines += ["## Commands", "", "```sh", "cmake --build build",
               "python3 bench/gym_leaderboard.py run --budget " + str(args.budget),
-              "python3 bench/gym_leaderboard.py render " + " ".join(f"--ppo {p}" for p in args.ppo),
+              "python3 bench/gym_leaderboard.py render " + " ".join(f"--ppo {p}" for p in args.ppo)
+              + (f" --evaluation {args.evaluation}" if args.evaluation else ""),
               "# per module, e.g.:"] + [f"build/seam {c}" for c in cmds] + ["```", ""]
     with open(os.path.join(args.dir, "leaderboard.md"), "w") as f:
         f.write("\n".join(lines))
@@ -230,8 +383,22 @@ def main():
     g.add_argument("--dir", default=os.path.join(ROOT, "bench", "gym"))
     g.add_argument("--budget", type=float, default=10)
     g.add_argument("--date", default=datetime.date.today().isoformat())
+    g.add_argument("--evaluation", default="", help="train_rllib.py's evaluation.json: the policy section")
+    g.add_argument("--policy-runs", default=POLICY_RUNS)
+    g.add_argument("--measured", default=POLICY_MEASURED)
+    pr = sub.add_parser("policy")
+    pr.add_argument("--evaluation", required=True)
+    pr.add_argument("--budget", type=float, default=10)
+    pr.add_argument("--no-interpret", dest="interpret", action="store_false")
+    pr.add_argument("--out", default=POLICY_RUNS)
+    m = sub.add_parser("measure")
+    m.add_argument("--evaluation", required=True)
+    m.add_argument("--top", type=int, default=5)
+    m.add_argument("--repeat", type=int, default=9)
+    m.add_argument("--rounds", type=int, default=3)
+    m.add_argument("--out", default=POLICY_MEASURED)
     args = parser.parse_args()
-    run(args) if args.what == "run" else render(args)
+    {"run": run, "render": render, "policy": policy, "measure": measure}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,8 @@ from seam.gym import corpus
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--iterations", type=int, default=50, help="training iterations (algo.train() calls)")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="stop training after the iteration that ends past this many minutes")
     p.add_argument("--num-env-runners", type=int, default=2, help="env runner processes")
     p.add_argument("--address", default=None, help="a Ray cluster ('auto' or HOST:PORT); default: a local instance")
     p.add_argument("--encoder", default="both", choices=seam_gym.masked_env.ENCODERS)
@@ -69,6 +71,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint-every", type=int, default=10)
     p.add_argument("--restore", default=None, help="a checkpoint directory to continue from")
+    p.add_argument("--no-interpret", dest="interpret", action="store_false",
+                   help="replay the evaluated orders under the verifier only, not the interpreter too")
     p.add_argument("--eval-only", action="store_true", help="with --restore: evaluate, do not train")
     p.add_argument("--out-dir", default="runs/rllib")
     return p.parse_args(argv)
@@ -155,17 +159,30 @@ def evaluate(module, args, uris):
     for uri in uris:
         start = time.perf_counter()
         observation, _ = env.reset(options={"benchmark": uri})
+        # The rollout's time, as a search's walltime counts from the loaded
+        # module; the reset also plans the reward's baselines.
+        reset_s, start = time.perf_counter() - start, time.perf_counter()
         done = False
         while not done:
             observation, _, terminated, truncated, _ = env.step(greedy_action(module, observation))
             done = terminated or truncated
         info = env.info()
         info["walltime_s"] = time.perf_counter() - start
+        info["reset_s"] = reset_s
         info["family"] = corpus.family_of(uri)
         info["default_over_policy"] = info["default_cost_us"] / max(info["cost_us"], 1e-9)
+        # The order replayed from scratch: a fresh load, the verifier after
+        # every pass, the interpreter against the original.
+        replay = seam_gym.validate_pass_order(
+            uri, info["pass_spec"], args.interpret and not corpus.slow_to_interpret(uri))
+        info["validated"] = {"ops": replay["ops"], "cost_us": replay["cost_us"],
+                             "interpreted": replay["interpreted"], "differences": replay["differences"]}
+        if replay["differences"] or replay["ops"] != info["ops"]:
+            raise RuntimeError(f"the policy's order on {uri} differs from scratch: {replay}")
         rows.append(info)
         print(f"  {uri.rsplit('/', 1)[-1]}: {info['cost_us']:.1f} us against default {info['default_cost_us']:.1f} "
-              f"({info['default_over_policy']:.3f}x), {info['walltime_s']:.2f} s", flush=True)
+              f"({info['default_over_policy']:.3f}x), {info['walltime_s']:.2f} s, replayed "
+              f"{'and interpreted' if replay['interpreted'] else '(verifier only)'}", flush=True)
     geomean = math.exp(sum(math.log(r["default_over_policy"]) for r in rows) / max(1, len(rows)))
     return {"geomean_default_over_policy": geomean, "modules": rows}
 
@@ -202,6 +219,8 @@ def main(argv=None):
     start = time.perf_counter()
     with open(os.path.join(args.out_dir, "progress.jsonl"), "a") as progress:
         for _ in range(0 if args.eval_only else args.iterations):
+            if args.minutes is not None and time.perf_counter() - start > 60 * args.minutes:
+                break
             line = progress_line(algo.train(), time.perf_counter() - start)
             progress.write(json.dumps(line) + "\n")
             progress.flush()

@@ -82,9 +82,11 @@ def test_two_runners_on_a_two_node_cluster_train_checkpoint_and_evaluate(cluster
     for module in evaluation["modules"]:
         assert module["family"] in ("transformer", "convnet")
         assert module["cost_us"] > 0 and module["default_cost_us"] > 0
+        assert module["validated"]["ops"] == module["ops"] and not module["validated"]["differences"]
+    assert any(m["validated"]["interpreted"] for m in evaluation["modules"])
     assert 0 < evaluation["geomean_default_over_policy"] < 10
 
     # Restarting from the checkpoint evaluates the same policy again.
-    run(common + ["--restore", str(out / "checkpoint"), "--eval-only"], env, tmp_path)
+    run(common + ["--restore", str(out / "checkpoint"), "--eval-only", "--no-interpret"], env, tmp_path)
     again = json.loads((out / "evaluation.json").read_text())
     assert again["geomean_default_over_policy"] == pytest.approx(evaluation["geomean_default_over_policy"])

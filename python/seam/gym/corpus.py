@@ -28,6 +28,14 @@ REAL_MODEL_FAMILIES = [
 ]
 TEST_FAMILIES = ("transformer", "convnet")
 RANDOM_FAMILY = "random"
+# Real models the interpreter takes minutes for (over 20 s each here; every
+# other module takes seconds at most): replays check them with the verifier.
+SLOW_TO_INTERPRET = ("gptneox", "efficientnet", "mobilenet", "gemma", "llama", "maxtext")
+
+
+def slow_to_interpret(uri: str) -> bool:
+    name = os.path.basename(uri)
+    return uri.startswith("corpus/") and any(key in name for key in SLOW_TO_INTERPRET)
 
 
 def generated_corpus_dir() -> Optional[str]:
