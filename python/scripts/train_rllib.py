@@ -127,17 +127,21 @@ def build_algorithm(args, train):
     return config.build_algo()
 
 
+def metric_value(value, default=float("nan")):
+    """A result metric as a float; RLlib reports NaN or nothing for a
+    metric no episode of the iteration completed."""
+    return default if value is None or value != value else float(value)
+
+
 def progress_line(result, elapsed):
     runners = result.get("env_runners", {})
-    steps = runners.get("num_env_steps_sampled_lifetime", result.get("num_env_steps_sampled_lifetime", 0))
-    ret = runners.get("episode_return_mean", float("nan"))
-    length = runners.get("episode_len_mean", float("nan"))
+    steps = runners.get("num_env_steps_sampled_lifetime", result.get("num_env_steps_sampled_lifetime"))
     return {
         "iteration": result.get("training_iteration"),
-        "env_steps": int(steps) if steps == steps else 0,
-        "episode_return_mean": float(ret) if ret is not None else float("nan"),
-        "episode_len_mean": float(length) if length is not None else float("nan"),
-        "episodes": int(runners.get("num_episodes", 0) or 0),
+        "env_steps": int(metric_value(steps, 0)),
+        "episode_return_mean": metric_value(runners.get("episode_return_mean")),
+        "episode_len_mean": metric_value(runners.get("episode_len_mean")),
+        "episodes": int(metric_value(runners.get("num_episodes"), 0)),
         "elapsed_s": round(elapsed, 2),
     }
 
