@@ -61,6 +61,9 @@ def parse_args(argv=None):
     p.add_argument("--test-families", default=",".join(corpus.TEST_FAMILIES))
     p.add_argument("--train-batch", type=int, default=1024, help="env steps per iteration")
     p.add_argument("--minibatch", type=int, default=256)
+    p.add_argument("--fragment", type=int, default=64, help="env steps a runner samples per call")
+    p.add_argument("--sample-timeout", type=float, default=600,
+                   help="seconds an iteration waits for its samples")
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--gamma", type=float, default=0.99)
@@ -112,8 +115,12 @@ def build_algorithm(args, train):
     config = (
         PPOConfig()
         .environment(env=seam_gym.MaskedPassOrderingEnv, env_config=env_config(args, train))
+        # Short fragments and a long timeout: a runner's first episodes plan
+        # every module's baselines (seconds each on a loaded machine), and a
+        # sample that misses the timeout is dropped whole.
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1,
-                     num_cpus_per_env_runner=1)
+                     num_cpus_per_env_runner=1, rollout_fragment_length=args.fragment,
+                     sample_timeout_s=args.sample_timeout)
         .learners(num_learners=0)
         .rl_module(rl_module_spec=RLModuleSpec(
             module_class=MaskedPPOModule,
@@ -232,7 +239,8 @@ def main(argv=None):
                   f"episode {line['episode_len_mean']:.1f} steps, {line['elapsed_s']:.0f} s", flush=True)
             if writer is not None:
                 for key in ("episode_return_mean", "episode_len_mean", "env_steps"):
-                    writer.add_scalar(key, line[key], line["iteration"])
+                    if line[key] == line[key]:  # no NaN of an iteration without episodes
+                        writer.add_scalar(key, line[key], line["iteration"])
             if line["iteration"] % args.checkpoint_every == 0:
                 algo.save_to_path(checkpoint)
     if not args.eval_only:

@@ -209,7 +209,7 @@ TEST(Session, CostVsDefaultSumsToTheShareOfTheDefaultPipelinesSaving) {
   Session session = Started(options, kToyLoss);
   ASSERT_TRUE(session.initial_cost_us().has_value() && session.default_cost_us().has_value());
   const double initial = *session.initial_cost_us(), gain = initial - *session.default_cost_us();
-  ASSERT_GT(gain, 0);  // the default pipeline saves time on this module
+  ASSERT_GT(gain, 0.01 * initial);  // the default pipeline saves time on this module
   double sum = 0;
   for (const char* pass : {"algsimp", "dce", "cse", "algsimp"}) {
     ASSERT_TRUE(session.Step(Action(pass)).ok());
@@ -226,7 +226,7 @@ TEST(Session, CostVsDefaultSumsToTheShareOfTheDefaultPipelinesSaving) {
   EXPECT_FALSE(plain.Reward(RewardSpace::kCostVsDefault).ok());
 }
 
-TEST(Session, CostVsDefaultIsAShareOfTheStartWhereTheDefaultSavesNothing) {
+TEST(Session, CostVsDefaultIsOverAHundredthOfTheStartWhereTheDefaultSavesNothing) {
   SessionOptions options;
   options.reward_space = RewardSpace::kCostVsDefault;
   Session session = Started(options);  // layer norm: one kernel, whatever the passes
@@ -234,7 +234,7 @@ TEST(Session, CostVsDefaultIsAShareOfTheStartWhereTheDefaultSavesNothing) {
   ASSERT_NEAR(*session.initial_cost_us(), *session.default_cost_us(), 1e-9);
   ASSERT_TRUE(session.Step(Action("algsimp")).ok());
   EXPECT_NEAR(*session.Reward(),
-              *session.Reward(RewardSpace::kCostTime) / *session.initial_cost_us(), 1e-12);
+              *session.Reward(RewardSpace::kCostTime) / (0.01 * *session.initial_cost_us()), 1e-12);
 }
 
 TEST(Session, ShapedRewardAddsThePotentialDifference) {

@@ -26,9 +26,12 @@ bool NeedsStitch(RewardSpace space) {
   return space == RewardSpace::kCostTime || space == RewardSpace::kCostVsDefault;
 }
 
-// Below this fraction of the start's time, what the default pipeline saves
-// is the cost model's rounding, not a gain to normalise by.
-constexpr double kNegligibleCostGain = 1e-6;
+// What cost_vs_default normalises by is at least this share of the start's
+// time: where the default pipeline saves less (a third of the corpus: it
+// saves nothing or slows the module), a step that gains 1% of the start
+// earns 1, and an order slightly worse than the start costs a bounded
+// return, not one divided by a rounding error.
+constexpr double kMinCostGainShare = 0.01;
 
 }  // namespace
 
@@ -210,8 +213,8 @@ double Session::DefaultGain() const {
 double Session::DefaultCostGain() const {
   double initial = baseline_->initial_cost_us.value_or(0),
          gain = initial - baseline_->default_cost_us.value_or(0);
-  if (gain > kNegligibleCostGain * initial) return gain;
-  return initial > 0 ? initial : 1.0;
+  double floor = kMinCostGainShare * initial;
+  return std::max(gain, floor > 0 ? floor : 1.0);
 }
 
 absl::StatusOr<double> Session::Reward(RewardSpace space) const {

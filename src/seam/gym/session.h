@@ -123,8 +123,7 @@ class Session {
   // What an episode's op-count rewards are normalised by: I - D, or I when
   // the default pipeline removes nothing.
   double DefaultGain() const;
-  // The same of cost_vs_default: C_I - C_D, or C_I when the default
-  // pipeline saves (next to) nothing.
+  // The same of cost_vs_default: C_I - C_D, at least 1% of C_I.
   double DefaultCostGain() const;
   Module& MutableModule();
 

@@ -21,8 +21,9 @@ enum class RewardSpace {
   kOpsVsDefault,   // "ops_vs_default": over what the default pipeline removes
                    //   (an episode's sum is the paper's (I - R) / (I - D); 1 = as good as default)
   kCostTime,       // "cost_time": microseconds the cost model saves after stitch fusion
-  kCostVsDefault,  // "cost_vs_default": the same over what the default pipeline saves
-                   //   (an episode's sum is (C_I - C_R) / (C_I - C_D); 1 = as fast as default)
+  kCostVsDefault,  // "cost_vs_default": the same over what the default pipeline saves,
+                   //   at least 1% of the start's time (an episode's sum is
+                   //   (C_I - C_R) / max(C_I - C_D, C_I / 100); 1 = as fast as default)
   kShapedOpsVsDefault,  // "ops_vs_default_shaped": ops_vs_default plus the paper's
                         //   potential-based shaping, phi = -FLOPs - 2 * transcendentals,
                         //   scaled by |phi| of the initial module
