@@ -48,13 +48,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     counts = [int(n) for n in args.runners.split(",")]
     train, _ = corpus.split(corpus.all_benchmarks(random_graphs=32))
-    probe = seam_gym.Session(canonical_start=True)
-    small = []
-    for uri in train:
-        probe.reset(uri)
-        if probe.initial_ops <= args.max_ops:
-            small.append(uri)
-    config = {"benchmarks": small, "max_steps": 30}
+    config = {"benchmarks": corpus.within_ops(train, args.max_ops), "max_steps": 30}
     ray.init(num_cpus=max(counts), include_dashboard=False)
     rates = {n: [] for n in counts}
     # One pool of the largest count (one CPU each, so a pool per count would not

@@ -78,6 +78,9 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import jaxlib  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(HERE))
+from jax_lowering import lower  # noqa: E402
+
 F32 = jnp.float32
 BF16 = jnp.bfloat16
 PRED = jnp.bool_
@@ -299,14 +302,6 @@ def describe_specs(tree):
   items = tree if isinstance(tree, (tuple, list)) else [tree]
   return collapse([f"[{collapse([one(l) for l in item])}]" if isinstance(item, (tuple, list))
                    else one(item) for item in items])
-
-
-def lower(fn, args):
-  lowered = jax.jit(fn, keep_unused=True).lower(*args)
-  try:
-    return lowered.as_text(dialect="hlo")
-  except TypeError:
-    return lowered.compiler_ir("hlo").as_hlo_text()
 
 
 def write_manifest(rows):

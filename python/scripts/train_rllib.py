@@ -85,13 +85,7 @@ def benchmarks(args):
     """(train, test) URIs: the split by family, training capped by size."""
     everything = corpus.all_benchmarks(random_graphs=args.random_graphs)
     train, test = corpus.split(everything, tuple(args.test_families.split(",")))
-    probe = seam_gym.Session(canonical_start=True)
-    small = []
-    for uri in train:
-        probe.reset(uri)
-        if probe.initial_ops <= args.max_ops:
-            small.append(uri)
-    return small, test
+    return corpus.within_ops(train, args.max_ops), test
 
 
 def env_config(args, uris):
@@ -121,6 +115,9 @@ def build_algorithm(args, train):
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1,
                      num_cpus_per_env_runner=1, rollout_fragment_length=args.fragment,
                      sample_timeout_s=args.sample_timeout)
+        # An env whose step raises (a module file gone from under a long run)
+        # is made again and logged, not the runner lost for the rest of it.
+        .fault_tolerance(restart_failed_sub_environments=True, restart_failed_env_runners=True)
         .learners(num_learners=0)
         .rl_module(rl_module_spec=RLModuleSpec(
             module_class=MaskedPPOModule,

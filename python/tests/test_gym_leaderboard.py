@@ -57,3 +57,23 @@ def test_policy_section_measured_table(leaderboard, tmp_path):
          "policy_ms": 1.6}]}))
     lines = leaderboard.policy_section({"modules": evaluation_rows()}, str(tmp_path / "none.jsonl"), str(measured))
     assert "| convnet.a.hlo | 100 → 80 | 2.000 → 1.600 | 1.250x |" in lines
+
+
+def test_policy_section_on_a_sample_reports_the_policy_on_every_module(leaderboard, tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps({"module": "convnet.a.hlo", "protocol": "policy-budget", "agent": "beam",
+                                "best_cost_us": 90.0, "walltime_s": 10.0}) + "\n")
+    lines = leaderboard.policy_section({"modules": evaluation_rows()}, str(runs), "")
+    assert not any(line.startswith("| transformer.b.hlo") for line in lines)
+    assert any(line.startswith("| convnet.a.hlo") for line in lines)
+    every = next(line for line in lines if line.startswith("The policy on all 2"))
+    assert f"**{math.sqrt(1.25 * 50 / 55):.4f}**" in every
+
+
+def test_compared_modules_keep_the_real_models_and_a_seeded_sample(leaderboard):
+    rows = [{"benchmark": f"file:///c/convnet.{i}.hlo"} for i in range(10)] + [
+        {"benchmark": "corpus/xla_resnet50_keras_jax_f32.hlo"}]
+    picked = leaderboard.compared_modules(rows, 3)
+    assert picked[0]["benchmark"].startswith("corpus/") and len(picked) == 4
+    assert picked == leaderboard.compared_modules(rows, 3)
+    assert len(leaderboard.compared_modules(rows, 0)) == 11

@@ -39,6 +39,7 @@ import jax.numpy as jnp  # noqa: E402
 import jaxlib  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
+from jax_lowering import lower  # noqa: E402
 
 SEED = 0
 # Family -> (split, modules drawn). The test families are held out whole.
@@ -58,14 +59,6 @@ DTYPES = {"f32": jnp.float32, "bf16": jnp.bfloat16}
 
 def spec(shape, dtype=jnp.float32):
   return jax.ShapeDtypeStruct(tuple(shape), dtype)
-
-
-def lower(fn, args):
-  lowered = jax.jit(fn, keep_unused=True).lower(*args)
-  try:
-    return lowered.as_text(dialect="hlo")
-  except TypeError:
-    return lowered.compiler_ir("hlo").as_hlo_text()
 
 
 # --- pieces the families share ------------------------------------------------

@@ -83,6 +83,20 @@ def all_benchmarks(directory: Optional[str] = None, random_graphs: int = 0) -> l
             [f"generator/random/{seed}" for seed in range(random_graphs)])
 
 
+def within_ops(uris: Iterable[str], max_ops: int) -> list[str]:
+    """The benchmarks of at most `max_ops` ops at the canonical start: what
+    training samples, since a step on a larger module costs seconds."""
+    from .._core.gym import Session
+
+    probe = Session(canonical_start=True)
+    small = []
+    for uri in uris:
+        probe.reset(uri)
+        if probe.initial_ops <= max_ops:
+            small.append(uri)
+    return small
+
+
 def split(benchmarks: Iterable[str], test_families: Sequence[str] = TEST_FAMILIES):
     """(train, test): the benchmarks outside and inside the test families."""
     benchmarks = list(benchmarks)
