@@ -49,7 +49,7 @@ def main(argv=None):
     counts = [int(n) for n in args.runners.split(",")]
     train, _ = corpus.split(corpus.all_benchmarks(random_graphs=32))
     config = {"benchmarks": corpus.within_ops(train, args.max_ops), "max_steps": 30}
-    ray.init(num_cpus=max(counts), include_dashboard=False)
+    ray.init(address="local", num_cpus=max(counts), include_dashboard=False)
     rates = {n: [] for n in counts}
     # One pool of the largest count (one CPU each, so a pool per count would not
     # fit); a round of n runners steps the first n. Warm every runner's

@@ -208,7 +208,9 @@ def main(argv=None):
     if args.address:
         ray.init(address=args.address)
     else:
-        ray.init(num_cpus=args.num_env_runners + 1, include_dashboard=False)
+        # A new local instance whatever this machine runs: ray.init() alone
+        # would join a cluster started here before.
+        ray.init(address="local", num_cpus=args.num_env_runners + 1, include_dashboard=False)
     if args.restore:
         from ray.rllib.algorithms.algorithm import Algorithm
 

@@ -1,8 +1,8 @@
 """The RLlib training script on a local two-node Ray cluster (a head and a
 worker node, each a raylet process of its own, as `ray start` makes them on
-separate machines): two iterations with two env runner processes, a
-checkpoint, the evaluation on the test families, and a restart from the
-checkpoint. Needs ray[rllib] and torch (pip install .[train]); skipped
+separate machines; stopping it leaves any other Ray instance running): two
+iterations with two env runner processes, a checkpoint, the evaluation on
+the test families, and a restart from the checkpoint. Needs ray[rllib] and torch (pip install .[train]); skipped
 without them, as in CI (scripts/run_tests.sh --full runs it)."""
 
 import json
@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -27,25 +28,67 @@ def free_port():
         return s.getsockname()[1]
 
 
+def seam_path():
+    """PYTHONPATH with the directory this process imports seam from first,
+    every entry absolute: the script and Ray's workers start elsewhere
+    (run_tests.sh gives PYTHONPATH=build/python, relative to the checkout)."""
+    import seam
+
+    entries = [os.path.dirname(os.path.dirname(os.path.abspath(seam.__file__)))]
+    entries += [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return os.pathsep.join(dict.fromkeys(entries))
+
+
+def alive_nodes(address, env):
+    done = subprocess.run(
+        [sys.executable, "-c", f"import ray; ray.init(address='{address}'); "
+                               "print(sum(n['Alive'] for n in ray.nodes()))"],
+        env=env, capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    return int(lines[-1]) if done.returncode == 0 and lines else 0
+
+
 @pytest.fixture
 def cluster():
+    """A head and a worker node, each `ray start --block` in a process of its
+    own, stopped by SIGTERM to those two alone: `ray stop` would stop every
+    Ray instance on the machine, a user's training run among them."""
     ray = os.path.join(os.path.dirname(sys.executable), "ray")
     port = free_port()
     address = f"127.0.0.1:{port}"
-    # A short temporary directory: Ray's socket paths must fit 107 bytes.
+    # A short temporary directory of its own (Ray's socket paths must fit 107
+    # bytes), where the cluster's address file goes too: a plain ray.init()
+    # elsewhere on the machine does not find this cluster.
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
     # Ray's token authentication with a token of this cluster's own, which
     # every node and the driver read from the environment.
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16))
-    subprocess.run([ray, "start", "--head", f"--port={port}", "--num-cpus=1", f"--temp-dir={temp}",
-                    "--include-dashboard=false", "--disable-usage-stats"], check=True, env=env,
-                   capture_output=True)
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16),
+               PYTHONPATH=seam_path())
+    nodes = []
     try:
-        subprocess.run([ray, "start", f"--address={address}", "--num-cpus=2"], check=True, env=env,
-                       capture_output=True)
+        nodes.append(subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--num-cpus=1",
+                                       f"--temp-dir={temp}", "--include-dashboard=false", "--disable-usage-stats"],
+                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(lambda: alive_nodes(address, env) == 1)
+        nodes.append(subprocess.Popen([ray, "start", f"--address={address}", "--block", "--num-cpus=2"],
+                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(lambda: alive_nodes(address, env) == 2)
         yield address, env
     finally:
-        subprocess.run([ray, "stop", "--force"], env=env, capture_output=True)
+        for node in reversed(nodes):
+            node.terminate()
+            try:
+                node.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                node.kill()
+
+
+def wait_for(condition, seconds=120):
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            raise TimeoutError("the Ray cluster did not come up")
+        time.sleep(1)
 
 
 def run(args, env, cwd):
@@ -57,11 +100,7 @@ def run(args, env, cwd):
 
 def test_two_runners_on_a_two_node_cluster_train_checkpoint_and_evaluate(cluster, tmp_path):
     address, env = cluster
-    nodes = subprocess.run(
-        [sys.executable, "-c", f"import ray; ray.init(address='{address}'); "
-                               "print(sum(n['Alive'] for n in ray.nodes()))"],
-        env=env, capture_output=True, text=True, check=True)
-    assert nodes.stdout.strip().splitlines()[-1] == "2"
+    assert alive_nodes(address, env) == 2
 
     out = tmp_path / "run"
     common = ["--address", address, "--num-env-runners", "2", "--random-graphs", "2",
