@@ -205,6 +205,14 @@ def load_ppo(paths):
     return results
 
 
+def trained_text(evaluation):
+    trained = evaluation.get("trained") or {}
+    text = f"{evaluation.get('train_seconds', 0) / 60:.0f} min"
+    if trained:
+        text = f"{trained['iterations']} iterations, {trained['env_steps']} env steps ({text} in its last run)"
+    return text
+
+
 def policy_section(evaluation, runs_path, measured_path):
     """The learned policy against the default pipeline and the searches on
     the held-out families: cost-model time, D / R per cell (> 1 faster
@@ -219,7 +227,7 @@ def policy_section(evaluation, runs_path, measured_path):
     lines = [f"## Learned policy on the held-out families ({', '.join(args_used.get('test_families', '').split(','))})",
              "",
              "Canonical start, cost model (host CPU, after stitch fusion). The policy: PPO on Ray RLlib "
-             f"trained {evaluation.get('train_seconds', 0) / 60:.0f} min on the training families "
+             f"trained {trained_text(evaluation)} on the training families "
              "(`python/scripts/train_rllib.py`), one deterministic rollout, no search. Each cell: the "
              "cost-model time of the best order in µs and D / R (the default pipeline's time over it; "
              "> 1 is faster than the default pipeline); searches at the policy's own walltime on the "
@@ -308,7 +316,8 @@ def render(args):
                              f"{100 * (r['ops'] - r['default_ops']) / r['default_ops']:.2f}",
                              f"{r.get('walltime_s', 0):.2f}", r.get("steps", ""), "", "", "", "",
                              r.get("pass_spec", ""), r["command"]])
-    lines = [f"# Pass-ordering leaderboard ({args.date})", "",
+    dates = sorted({r["date"] for r in runs.values()})
+    lines = [f"# Pass-ordering leaderboard (rendered {args.date}; search runs of {', '.join(dates)})", "",
              "Ops left after each agent's best order, per corpus module; the paper's metric "
              "(I − R)/(I − D) in parentheses (1 = as many ops removed as the default pipeline, "
              "> 1 better). Every order was replayed from scratch by `seam gym` with the verifier "

@@ -226,12 +226,12 @@ def main(argv=None):
     except ImportError:
         pass
     checkpoint = os.path.abspath(os.path.join(args.out_dir, "checkpoint"))
-    start = time.perf_counter()
+    start, last = time.perf_counter(), None
     with open(os.path.join(args.out_dir, "progress.jsonl"), "a") as progress:
         for _ in range(0 if args.eval_only else args.iterations):
             if args.minutes is not None and time.perf_counter() - start > 60 * args.minutes:
                 break
-            line = progress_line(algo.train(), time.perf_counter() - start)
+            line = last = progress_line(algo.train(), time.perf_counter() - start)
             progress.write(json.dumps(line) + "\n")
             progress.flush()
             print(f"iter {line['iteration']}: {line['env_steps']} env steps, return {line['episode_return_mean']:.3f}, "
@@ -245,13 +245,15 @@ def main(argv=None):
     if not args.eval_only:
         algo.save_to_path(checkpoint)
     train_s = time.perf_counter() - start
+    # Lifetime counts: a restored run goes on counting from its checkpoint.
+    trained = {"iterations": last["iteration"], "env_steps": last["env_steps"]} if last else {}
 
     print(f"evaluating on {len(test)} test benchmarks", flush=True)
     result = evaluate(algo.get_module(), args, test)
     result.update(
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         command=" ".join([os.path.basename(sys.argv[0])] + (argv if argv is not None else sys.argv[1:])),
-        train_seconds=train_s, host=platform.node(), args=vars(args))
+        train_seconds=train_s, trained=trained, host=platform.node(), args=vars(args))
     with open(os.path.join(args.out_dir, "evaluation.json"), "w") as f:
         json.dump(result, f, indent=1)
     print(f"geomean of default / policy cost on the test families: {result['geomean_default_over_policy']:.4f}")
