@@ -79,17 +79,11 @@ def run(args):
             for protocol in protocols:
                 flags, agents = PROTOCOL_RUNS[protocol]
                 for agent in agents:
-                    cmd = [SEAM, "gym", f"corpus/{module}", f"--agent={agent}", f"--budget={args.budget}",
-                           "--json"] + flags
-                    if module in NOT_INTERPRETED:
-                        cmd.append("--no-interpret")
-                    done = subprocess.run(cmd, capture_output=True, text=True)
-                    if done.returncode != 0:
-                        print(f"FAILED {' '.join(cmd)}\n{done.stderr}", file=sys.stderr)
+                    row = gym_run(f"corpus/{module}", agent, args.budget,
+                                  flags + (["--no-interpret"] if module in NOT_INTERPRETED else []))
+                    if row is None:
                         continue
-                    row = json.loads(done.stdout)
-                    row.update(module=module, protocol=protocol, command=" ".join(cmd[1:]),
-                               date=datetime.date.today().isoformat())
+                    row.update(module=module, protocol=protocol)
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                     print(f"{module:60.60s} {protocol:9s} {agent:6s} I={row['initial_ops']} "
@@ -98,7 +92,7 @@ def run(args):
 
 def gym_run(target, agent, budget, flags):
     """One `seam gym` search, its JSON row; None (reported) when it fails."""
-    cmd = [SEAM, "gym", target, f"--agent={agent}", f"--budget={budget:.3f}", "--json"] + flags
+    cmd = [SEAM, "gym", target, f"--agent={agent}", f"--budget={budget}", "--json"] + flags
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         print(f"FAILED {' '.join(cmd)}\n{done.stderr}", file=sys.stderr)
@@ -131,10 +125,10 @@ def policy(args):
     with open(args.out, "a") as out:
         for row in compared_modules(evaluation["modules"], args.sample):
             uri = row["benchmark"]
+            interpret = args.interpret and row.get("validated", {}).get("interpreted", True)
+            flags = PROTOCOL_RUNS["cost"][0] + ([] if interpret else ["--no-interpret"])
             for agent in AGENTS:
                 for budget_name, budget in (("equal", row["walltime_s"]), ("budget", args.budget)):
-                    interpret = args.interpret and row.get("validated", {}).get("interpreted", True)
-                    flags = PROTOCOL_RUNS["cost"][0] + ([] if interpret else ["--no-interpret"])
                     r = gym_run(uri, agent, budget, flags)
                     if r is None:
                         continue
@@ -146,7 +140,8 @@ def policy(args):
 
 
 def bench_ms(path, spec, repeat):
-    """`seam bench`'s median of the stitched module compiled after `spec`."""
+    """`seam bench`'s median of the stitched module compiled after `spec`;
+    raises CalledProcessError when it fails."""
     cmd = [SEAM, "bench", path, f"--passes={spec}", "--strategies=stitch", f"--repeat={repeat}", "--json"]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["workloads"][0]["strategies"]["stitch"]["median_ms"]

@@ -12,7 +12,7 @@ more than the noise (--margin); writes the rows as JSON.
 
   python3 bench/gym/reward_check.py [--modules a.hlo,b.hlo] [--out FILE.json]
 
-Needs the C++ build (build/seam) and the bindings (build/python, as
+Needs the C++ build (build/seam, through bench/gym_leaderboard.py's bench_ms) and the bindings (build/python, as
 scripts/python_env.sh and the build make them).
 """
 
@@ -25,9 +25,10 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SEAM = os.path.join(ROOT, "build", "seam")
 sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+from gym_leaderboard import bench_ms  # noqa: E402
 from seam import gym  # noqa: E402
 
 # The bench workloads, modules of the generated corpus from train and test
@@ -53,13 +54,10 @@ def default_modules():
 def orders(path, seed):
   """(label, spec, cost-model µs) of the orders tried on one module."""
   uri = "file://" + path
-  done = subprocess.run([SEAM, "gym", uri, "--agent=greedy", "--budget=0.01", "--steps=1",
-                         "--canonical-start", "--objective=cost", "--no-interpret", "--json"],
-                        capture_output=True, text=True, check=True)
-  out = [("default", "default", json.loads(done.stdout)["default_cost_us"])]
-  session = gym.Session(max_steps=100, reward_space="cost_time", canonical_start=True)
+  # cost_vs_default: the session plans the default pipeline's module too.
+  session = gym.Session(max_steps=100, reward_space="cost_vs_default", canonical_start=True)
   session.reset(uri)
-  out.append(("canonical", session.pass_spec, session.cost_us))
+  out = [("default", "default", session.default_cost_us), ("canonical", session.pass_spec, session.cost_us)]
   rng = random.Random(seed)
   stop = gym.stop_action()
   for length in EPISODE_LENGTHS:
@@ -79,12 +77,11 @@ def orders(path, seed):
 
 
 def measure(path, spec, repeat):
-  done = subprocess.run([SEAM, "bench", path, f"--passes={spec}", "--strategies=stitch",
-                         f"--repeat={repeat}", "--json"], capture_output=True, text=True)
-  if done.returncode != 0:
-    print(f"  bench failed for {spec!r}: {done.stderr.strip()[-300:]}", file=sys.stderr)
+  try:
+    return bench_ms(path, spec, repeat)
+  except subprocess.CalledProcessError as failed:
+    print(f"  bench failed for {spec!r}: {failed.stderr.strip()[-300:]}", file=sys.stderr)
     return None
-  return json.loads(done.stdout)["workloads"][0]["strategies"]["stitch"]["median_ms"]
 
 
 def ranks(values):

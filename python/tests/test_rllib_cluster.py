@@ -2,8 +2,9 @@
 worker node, each a raylet process of its own, as `ray start` makes them on
 separate machines; stopping it leaves any other Ray instance running): two
 iterations with two env runner processes, a checkpoint, the evaluation on
-the test families, and a restart from the checkpoint. Needs ray[rllib] and torch (pip install .[train]); skipped
-without them, as in CI (scripts/run_tests.sh --full runs it)."""
+the test families, and a restart from the checkpoint. Needs ray[rllib] and
+torch (pip install .[train]); skipped without them, as in CI
+(scripts/run_tests.sh --full runs it)."""
 
 import json
 import os
