@@ -3,7 +3,9 @@
 // when something does (a caller's argument, a value read again later).
 // Outputs that share a value, or are an argument, are copies of their own
 // (in the executable's pooled memory), also after a run's results are
-// recycled. Every case equals the interpreter.
+// recycled. Values passed on unchanged (placement custom-calls, barriers)
+// are shared, never copied or interpreted, and updated in place only once
+// nothing else holds them. Every case equals the interpreter.
 #include <algorithm>
 
 #include "absl/strings/str_replace.h"
@@ -224,6 +226,57 @@ ENTRY e {
   // third of the peak).
   const ExecutableStats& stats = (*executable)->stats();
   EXPECT_GE(stats.estimated_peak_bytes, 0.95 * stats.peak_bytes);
+}
+
+TEST(ForwardedValues, PlacementCallsAndBarriersShareTheirOperand) {
+  Outcome outcome = RunBoth(R"(HloModule forwarded
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  t = token[] after-all()
+  s = f32[8,16] custom-call(a), custom_call_target="Sharding"
+  m = f32[8,16] custom-call(s), custom_call_target="AwsNeuronTransferWithStaticRing"
+  d = f32[8,16] add-dependency(m, t)
+  p = (f32[8,16], f32[8,16]) tuple(d, a)
+  b = (f32[8,16], f32[8,16]) opt-barrier(p)
+  x = f32[8,16] get-tuple-element(b), index=0
+  ROOT y = f32[8,16] exponential(x)
+}
+)");
+  EXPECT_EQ(outcome.fallbacks, 0u);
+}
+
+TEST(ForwardedValues, AShareHeldElsewhereIsNotUpdatedInPlace) {
+  // `x` is updated while its forwarded `f` is still to be read.
+  Outcome outcome = RunBoth(R"(HloModule shared_then_updated
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  u = f32[2,16] parameter(1)
+  x = f32[8,16] exponential(a)
+  f = f32[8,16] custom-call(x), custom_call_target="Sharding"
+  i = s32[] constant(5)
+  z = s32[] constant(0)
+  d = f32[8,16] dynamic-update-slice(x, u, i, z)
+  ROOT s = f32[8,16] subtract(d, f)
+}
+)");
+  EXPECT_EQ(outcome.in_place_updates, 0);
+  EXPECT_EQ(outcome.fallbacks, 0u);
+}
+
+TEST(ForwardedValues, ALastShareIsUpdatedInPlace) {
+  // Nothing reads `x` after `f` forwards it: the update takes `f` over.
+  Outcome outcome = RunBoth(R"(HloModule last_share
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  u = f32[2,16] parameter(1)
+  x = f32[8,16] exponential(a)
+  f = f32[8,16] custom-call(x), custom_call_target="MoveToDevice"
+  i = s32[] constant(7)
+  z = s32[] constant(0)
+  ROOT d = f32[8,16] dynamic-update-slice(f, u, i, z)
+}
+)");
+  EXPECT_EQ(outcome.in_place_updates, 1);
 }
 
 }  // namespace

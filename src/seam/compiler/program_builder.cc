@@ -34,20 +34,10 @@ absl::flat_hash_set<const Instruction*> SplitTuples(const Computation& computati
   return split;
 }
 
-// What every executor runs itself: structure, control flow, library calls.
+// What every executor runs itself: structure, control flow, library calls,
+// values passed on unchanged.
 bool RunsNatively(const Instruction& i, const IsLibraryCall& library_call) {
-  switch (i.opcode()) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kTuple:
-    case Opcode::kGetTupleElement:
-    case Opcode::kWhile:
-    case Opcode::kConditional:
-    case Opcode::kCall:
-      return true;
-    default:
-      return library_call(i);
-  }
+  return runtime::RunsAsStructure(i) || library_call(i);
 }
 
 // Orders steps so each runs after the producers of what it reads; among

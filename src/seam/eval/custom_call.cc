@@ -38,20 +38,23 @@ double GeluTanh(double x) {
 }
 double GeluGrad(double x) { return Phi(x) + x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI); }
 
+// A handler without a function is the identity: executors forward its
+// operand instead of copying it (IsIdentityCustomCall).
 struct Handler {
   absl::string_view target;
-  std::function<Literal(const Instruction&, const Literal&)> run;
+  std::function<Literal(const Instruction&, const Literal&)> run = nullptr;
 };
 
 const std::vector<Handler>& Handlers() {
   static const auto* handlers = new std::vector<Handler>{
-      {"Sharding", Identity},
-      {"SPMDFullToShardShape", Identity},
-      {"SPMDShardToFullShape", Identity},
-      {"MoveToHost", Identity},
-      {"MoveToDevice", Identity},
-      {"AwsNeuronTransferWithStaticRing", Identity},
-      {"AwsNeuronGelu", [](const Instruction& i, const Literal& x) { return MapDouble(i, x, Gelu); }},
+      {"Sharding"},
+      {"SPMDFullToShardShape"},
+      {"SPMDShardToFullShape"},
+      {"MoveToHost"},
+      {"MoveToDevice"},
+      {"AwsNeuronTransferWithStaticRing"},
+      {"AwsNeuronGelu",
+       [](const Instruction& i, const Literal& x) { return MapDouble(i, x, Gelu); }},
       {"AwsNeuronGeluApprxTanh",
        [](const Instruction& i, const Literal& x) { return MapDouble(i, x, GeluTanh); }},
       {"AwsNeuronGeluBackward",
@@ -60,13 +63,22 @@ const std::vector<Handler>& Handlers() {
   return *handlers;
 }
 
+const Handler* FindHandler(absl::string_view target) {
+  for (const Handler& handler : Handlers()) {
+    if (handler.target == target) return &handler;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-bool HasCustomCallHandler(absl::string_view target) {
-  for (const Handler& handler : Handlers()) {
-    if (handler.target == target) return true;
-  }
-  return false;
+bool HasCustomCallHandler(absl::string_view target) { return FindHandler(target) != nullptr; }
+
+bool IsIdentityCustomCall(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCustomCall || instruction.operand_count() != 1) return false;
+  const Handler* handler = FindHandler(instruction.attrs().custom_call_target.value_or(""));
+  return handler != nullptr && handler->run == nullptr && instruction.shape().IsArray() &&
+         instruction.operand(0)->shape() == instruction.shape();
 }
 
 absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandValues operands) {
@@ -86,7 +98,8 @@ absl::StatusOr<Literal> EvalCustomCall(const Instruction& instruction, OperandVa
                                                      "\" computes on real floats, not ",
                                                      DTypeName(result.dtype())));
     }
-    return handler.run(instruction, *operands[0]);
+    return handler.run ? handler.run(instruction, *operands[0])
+                       : Identity(instruction, *operands[0]);
   }
   return absl::UnimplementedError(
       absl::StrCat("custom-call target \"", target, "\" has no interpreter handler"));

@@ -16,6 +16,10 @@ absl::string_view NotInterpretedBecause(Opcode opcode);
 bool IsInterpretable(Opcode opcode);
 // Whether a custom-call target has a documented handler (custom_call.cc).
 bool HasCustomCallHandler(absl::string_view target);
+// Whether `instruction` is a custom-call whose handler is the identity on
+// one device (placement and transfer annotations) on an operand of its
+// result's shape.
+bool IsIdentityCustomCall(const Instruction& instruction);
 
 // Routes an instruction to its family below.
 absl::StatusOr<Literal> EvalInstruction(const Instruction& instruction,

@@ -45,6 +45,7 @@ class DeviceStore {
   bool Sole(const DeviceValue&) const { return false; }
   absl::StatusOr<DeviceValue> Take(DeviceValue& value, bool) { return value; }
   DeviceValue View(const DeviceValue& value) { return value; }
+  DeviceValue Share(const DeviceValue& value) { return value; }
   void Release(DeviceValue&) {}  // the last share hands the buffer back
   absl::StatusOr<DeviceValue> Constant(const Instruction& constant);
   DeviceValue Element(DeviceValue& tuple, int64_t index, bool) { return tuple.elements.at(index); }

@@ -65,6 +65,7 @@ class HostStore {
   bool Sole(const HostValue& value) const { return value.owned && value.literal.use_count() == 1; }
   absl::StatusOr<HostValue> Take(HostValue& value, bool consume);
   HostValue View(const HostValue& value) { return HostValue::Borrowed(*value.literal); }
+  HostValue Share(const HostValue& value) { return value; }
   void Release(HostValue& value);
   absl::StatusOr<HostValue> Constant(const Instruction& constant);
   HostValue Element(HostValue& tuple, int64_t index, bool move_out);

@@ -2,12 +2,42 @@
 
 #include <algorithm>
 
+#include "seam/eval/ops.h"
+
 namespace seam::runtime {
 
 int64_t BranchIndex(const Literal& selector, int64_t branches) {
   if (selector.shape().dtype() == DType::kPred) return selector.GetBits(0) != 0 ? 0 : 1;
   int64_t index = selector.GetInt(0);
   return index < 0 || index >= branches ? branches - 1 : index;
+}
+
+int ForwardedOperand(const Instruction& instruction) {
+  switch (instruction.opcode()) {
+    case Opcode::kOptimizationBarrier:
+    case Opcode::kAddDependency:
+      return instruction.operand(0)->shape() == instruction.shape() ? 0 : -1;
+    case Opcode::kCustomCall:
+      return IsIdentityCustomCall(instruction) ? 0 : -1;
+    default:
+      return -1;
+  }
+}
+
+bool RunsAsStructure(const Instruction& instruction) {
+  switch (instruction.opcode()) {
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kAfterAll:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+      return true;
+    default:
+      return ForwardedOperand(instruction) >= 0;
+  }
 }
 
 std::vector<size_t> ReshapedReads(const Step& step) {

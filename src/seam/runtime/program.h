@@ -78,6 +78,16 @@ struct Programs {
 // branch, as in XLA.
 int64_t BranchIndex(const Literal& selector, int64_t branches);
 
+// The operand whose value an instruction passes on unchanged on one device
+// (an optimization barrier, add-dependency's value, a placement or transfer
+// custom-call), which executors share rather than copy; -1 for any other.
+int ForwardedOperand(const Instruction& instruction);
+
+// What every executor runs itself, needing neither generated code nor the
+// interpreter: parameters, constants, tuples, tokens, control flow and
+// forwarded values.
+bool RunsAsStructure(const Instruction& instruction);
+
 // For an alias step whose every member is an output reshaping a distinct
 // value the step reads (a reshape keeps its operand's bytes): per write,
 // the index of its read. Empty otherwise (the interpreter runs it).

@@ -98,6 +98,9 @@ concept ValueStore = requires(Store& store, typename Store::Value& value, const 
   { store.Take(value, true) } -> std::same_as<absl::StatusOr<typename Store::Value>>;
   // A view of `value`, for a called computation to read.
   { store.View(value) } -> std::same_as<typename Store::Value>;
+  // `value` again, for an instruction that forwards it: held as long as
+  // either is, updated in place by neither meanwhile.
+  { store.Share(value) } -> std::same_as<typename Store::Value>;
   // The memory of a dead value, for later values.
   store.Release(value);
   { store.Constant(i) } -> std::same_as<absl::StatusOr<typename Store::Value>>;
@@ -244,6 +247,11 @@ class ProgramRunner {
         frame.values.Set(out, std::move(constant));
         return absl::OkStatus();
       }
+      case Opcode::kAfterAll: {  // a token orders, it holds nothing
+        SEAM_ASSIGN_OR_RETURN(Value token, store_.FromHost(Literal(Shape::Token())));
+        frame.values.Set(out, std::move(token));
+        return absl::OkStatus();
+      }
       case Opcode::kGetTupleElement: {
         SEAM_ASSIGN_OR_RETURN(Value * tuple, Read(frame, step, 0));
         const bool move_out =
@@ -286,6 +294,11 @@ class ProgramRunner {
       }
       default:
         break;
+    }
+    if (const int k = ForwardedOperand(i); k >= 0) {
+      SEAM_ASSIGN_OR_RETURN(Value * value, Read(frame, step, static_cast<size_t>(k)));
+      frame.values.Set(out, store_.Share(*value));
+      return absl::OkStatus();
     }
     SEAM_ASSIGN_OR_RETURN(std::vector<Value*> reads, Reads(frame, step, step.reads.size()));
     SEAM_ASSIGN_OR_RETURN(std::optional<Value> native, store_.RunNative(step, reads));
