@@ -13,6 +13,20 @@ namespace {
 // the simple-op rate: vector units or tensor cores kept busy.
 constexpr double kLibraryFlopsFactor = 8;
 
+// The interpreter, measured on a 2-core Xeon: 54M elements of placement
+// custom-calls copied in 250 ms (2.3 ns per element read or written), a
+// select-and-scatter calling its select and scatter 16K times in 4.3 ms.
+constexpr double kInterpretedNsPerElement = 2.3;
+constexpr double kInterpretedNsPerApplication = 260;
+
+// Elements of an array value, a tuple's summed.
+double Elements(const Shape& shape) {
+  if (!shape.IsTuple()) return static_cast<double>(shape.ArrayElementCount());
+  double total = 0;
+  for (const Shape& element : shape.tuple_shapes()) total += Elements(element);
+  return total;
+}
+
 double Utilization(const ThreadMapping& m, const target::DeviceSpec& device,
                    const CompiledLaunch* launch) {
   double blocks = static_cast<double>(m.blocks * m.tasks_per_block);
@@ -109,9 +123,10 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
   for (const Instruction* o : kernel.outputs) cost.dram_write_bytes += ValueBytes(o->shape());
 
   // Inputs: read once by the first group that needs them; a later group
-  // with another mapping, or whose tile did not stay on chip, reads again.
+  // with another mapping, past a grid barrier, or whose tile did not stay
+  // on chip, reads again.
   absl::flat_hash_set<const Instruction*> inputs(kernel.inputs.begin(), kernel.inputs.end());
-  absl::flat_hash_map<const Instruction*, const ThreadMapping*> first_reader;
+  absl::flat_hash_map<const Instruction*, const Group*> first_reader;
   // A group folding in another's pass (one-pass statistics) reads nothing
   // that pass read.
   absl::flat_hash_set<const Group*> riders;
@@ -133,12 +148,14 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
       }
     }
     for (const auto& [input, bytes] : read) {
-      auto [it, first] = first_reader.try_emplace(input, &g.mapping);
+      auto [it, first] = first_reader.try_emplace(input, &g);
+      const ThreadMapping& earlier = it->second->mapping;
       if (first) {
         cost.dram_read_bytes += bytes;
       } else if (riders.contains(&g)) {
         continue;
-      } else if (TiledAs(*it->second) != TiledAs(g.mapping) || it->second->rows != g.mapping.rows ||
+      } else if (TiledAs(earlier) != TiledAs(g.mapping) || earlier.rows != g.mapping.rows ||
+                 it->second->barriers_before != g.barriers_before ||
                  !TileStaysOnChip(input, g.mapping, device)) {
         (bytes <= static_cast<double>(device.last_level_cache_bytes) ? cost.scratch_bytes
                                                                      : cost.dram_read_bytes) += bytes;
@@ -182,6 +199,20 @@ Cost EstimateStandaloneCost(const Instruction& op, const target::DeviceSpec& dev
                                  : static_cast<double>(op.shape().ArrayElementCount());
   cost.time_us = EstimateTimeUs(cost, device);
   return cost;
+}
+
+double EstimateInterpretedTimeUs(const Instruction& op) {
+  double elements = Elements(op.shape());
+  double widest_operand = 0;
+  for (const Instruction* o : op.operands()) {
+    const double n = Elements(o->shape());
+    elements += n;
+    widest_operand = std::max(widest_operand, n);
+  }
+  // About one application per element of the widest operand (a reduce's
+  // input, a window's elements, a scatter's operand).
+  const double applications = op.CalledComputations().empty() ? 0 : widest_operand;
+  return (elements * kInterpretedNsPerElement + applications * kInterpretedNsPerApplication) / 1000;
 }
 
 double LibraryFlops(const Instruction& op) {

@@ -34,6 +34,12 @@ Cost EstimateKernelCost(const Kernel& kernel, const target::DeviceSpec& device,
 // its shapes) or a memory-intensive op Seam does not stitch.
 Cost EstimateStandaloneCost(const Instruction& op, const target::DeviceSpec& device);
 
+// What the interpreter takes for `op` where no generated code or library
+// serves it: per element it reads and writes, and per application of a
+// computation it calls (a reducer, select, scatter or comparator), at the
+// interpreter's speed, not the device's.
+double EstimateInterpretedTimeUs(const Instruction& op);
+
 // Multiply-adds counted as two flops: a dot's output elements times its
 // contracted size, a convolution's output elements times its window over
 // the input features of one group. 0 for every other op.

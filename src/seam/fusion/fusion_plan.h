@@ -66,6 +66,9 @@ struct Group {
   std::vector<const Instruction*> members;  // post order, dominants included
   std::string why;                          // why `dominant` is one
   ThreadMapping mapping;
+  // Grid barriers every block passes before this group runs: what an
+  // earlier group kept on chip is gone by then.
+  int barriers_before = 0;
 };
 
 // Whether a reduction group folds chunks of its reduced elements into

@@ -817,6 +817,7 @@ class Analysis {
         level[g.id] = std::max(level[g.id], level[from] + (e.scheme == Scheme::kGlobal ? 1 : 0));
       }
     }
+    for (Group& g : kernel_.groups) g.barriers_before = level[g.id];
     int barriers = level.empty() ? 0 : *std::max_element(level.begin(), level.end());
     for (const Group& g : kernel_.groups) {
       if (g.mapping.reduces && g.mapping.blocks_per_row > 1 && level[g.id] == barriers) {

@@ -3,10 +3,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "seam/codegen/op_kernels.h"
 #include "seam/fusion/cost_model.h"
 #include "seam/fusion/planner.h"
 #include "seam/ir/module_clone.h"
 #include "seam/passes/pipeline.h"
+#include "seam/runtime/program.h"
 
 namespace seam::gym {
 namespace {
@@ -68,6 +70,24 @@ bool RunsAsSequence(Opcode op) {
          op == Opcode::kAsyncStart;
 }
 
+// What the executable for `device` leaves to the interpreter, and the time
+// that takes beyond what the plan priced: standalone ops without generated
+// code of their own (the CPU's op kernels; the CUDA backend has none), and
+// opaque ops that are neither structure nor forwarded values.
+double InterpretedExtraUs(const fusion::FusionPlan& plan, const target::DeviceSpec& device) {
+  double extra = 0;
+  for (const fusion::ComputationPlan& c : plan.computations) {
+    for (const fusion::StandaloneOp& s : c.standalone) {
+      if (!device.is_gpu() && codegen::EmitCpuOpKernel(*s.op, "probe").ok()) continue;
+      extra += fusion::EstimateInterpretedTimeUs(*s.op) - s.cost.time_us;
+    }
+    for (const fusion::StandaloneOp& s : c.opaque) {
+      if (!runtime::RunsAsStructure(*s.op)) extra += fusion::EstimateInterpretedTimeUs(*s.op);
+    }
+  }
+  return extra;
+}
+
 }  // namespace
 
 const char kPlanningPrerequisites[] =
@@ -105,7 +125,8 @@ absl::StatusOr<StitchEstimate> EstimateAfterStitch(const Module& module,
   if (!plan.ok()) return plan.status();
   fusion::PlanTotals totals = plan->Totals();
   StitchEstimate estimate;
-  estimate.time_us = totals.cost.time_us + totals.library_cost.time_us;
+  estimate.interpreted_us = InterpretedExtraUs(*plan, device);
+  estimate.time_us = totals.cost.time_us + totals.library_cost.time_us + estimate.interpreted_us;
   estimate.dram_bytes = totals.cost.dram_bytes();
   estimate.kernels = totals.MemoryIntensiveKernels();
   estimate.planned_ops = copy->InstructionCount();

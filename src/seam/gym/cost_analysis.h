@@ -31,7 +31,10 @@ inline double Potential(const ArithmeticCounts& counts) {
 extern const char kPlanningPrerequisites[];
 
 struct StitchEstimate {
-  double time_us = 0;     // kernels, standalone ops and library calls
+  double time_us = 0;  // kernels, standalone ops, library calls and the interpreter
+  // What the interpreter takes beyond the plan's price for the ops it runs
+  // (included in time_us).
+  double interpreted_us = 0;
   double dram_bytes = 0;  // memory-intensive kernels only
   int64_t kernels = 0;    // memory-intensive kernels
   int64_t planned_ops = 0;  // instructions the planner saw (composites expanded)
@@ -39,7 +42,8 @@ struct StitchEstimate {
 
 // Plans a copy of `module` with the stitch strategy for `device`, after the
 // canonical forms the planner needs (row-major layouts, no calls, expanded
-// batch norms), and sums the cost model's estimates.
+// batch norms), and sums the cost model's estimates, with the interpreter's
+// time for what the executable leaves to it.
 absl::StatusOr<StitchEstimate> EstimateAfterStitch(const Module& module,
                                                    const target::DeviceSpec& device);
 
