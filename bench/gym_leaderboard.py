@@ -147,6 +147,23 @@ def bench_ms(path, spec, repeat):
     return json.loads(done.stdout)["workloads"][0]["strategies"]["stitch"]["median_ms"]
 
 
+def interleaved_ms(path, specs, rounds, repeat):
+    """Per spec (a dict of label to pass spec), the median over `rounds` of
+    bench_ms, every spec once a round: the host's drift falls on all alike.
+    A spec whose bench fails is left out (its error on stderr)."""
+    times = {k: [] for k in specs}
+    for _ in range(rounds):
+        for k, spec in specs.items():
+            if times[k] is None:
+                continue
+            try:
+                times[k].append(bench_ms(path, spec, repeat))
+            except subprocess.CalledProcessError as failed:
+                print(f"  bench failed for {spec!r}: {failed.stderr.strip()[-300:]}", file=sys.stderr)
+                times[k] = None
+    return {k: sorted(v)[len(v) // 2] for k, v in times.items() if v}, times
+
+
 def measure(args):
     """Measured times of the default pipeline's module against the policy's
     for the modules where the cost model sees the policy gain most, rounds
@@ -157,11 +174,9 @@ def measure(args):
     for r in top:
         path = r["benchmark"].removeprefix("file://")
         specs = {"default": "default", "policy": r["pass_spec"] or "none"}
-        times = {k: [] for k in specs}
-        for _ in range(args.rounds):
-            for k, spec in specs.items():
-                times[k].append(bench_ms(path, spec, args.repeat))
-        med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+        med, times = interleaved_ms(path, specs, args.rounds, args.repeat)
+        if len(med) < len(specs):
+            continue
         rows.append({"module": os.path.basename(path), "default_cost_us": r["default_cost_us"],
                      "policy_cost_us": r["cost_us"], "default_ms": med["default"], "policy_ms": med["policy"],
                      "rounds": times, "policy_spec": r["pass_spec"]})

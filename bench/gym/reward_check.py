@@ -5,10 +5,13 @@ For each module: the default pipeline, the canonical forms alone, and
 random pass orders of several lengths (random valid actions in a gym
 session from the canonical start); each order's cost-model time after
 stitch fusion (the cost_time reward's state measure) against `seam bench
---passes=SPEC --strategies=stitch` timing the module compiled after it.
-Prints per module Spearman's rank correlation and the share of order pairs
-the cost model ranks as measured among pairs whose measured times differ by
-more than the noise (--margin); writes the rows as JSON.
+--passes=SPEC --strategies=stitch` timing the module compiled after it,
+the orders' rounds interleaved and the median of each kept. Prints per
+module Spearman's rank correlation and, among order pairs whose measured
+times differ by more than the noise (--margin), the share the cost model
+ranks as measured where it tells them apart, and how many it prices alike
+(within --cost-tie: orders it cannot tell apart, most often one plan);
+writes the rows as JSON.
 
   python3 bench/gym/reward_check.py [--modules a.hlo,b.hlo] [--out FILE.json]
 
@@ -21,14 +24,13 @@ import glob
 import json
 import os
 import random
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "build", "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from gym_leaderboard import bench_ms  # noqa: E402
+from gym_leaderboard import interleaved_ms  # noqa: E402
 from seam import gym  # noqa: E402
 
 # The bench workloads, modules of the generated corpus from train and test
@@ -76,14 +78,6 @@ def orders(path, seed):
   return unique
 
 
-def measure(path, spec, repeat):
-  try:
-    return bench_ms(path, spec, repeat)
-  except subprocess.CalledProcessError as failed:
-    print(f"  bench failed for {spec!r}: {failed.stderr.strip()[-300:]}", file=sys.stderr)
-    return None
-
-
 def ranks(values):
   order = sorted(range(len(values)), key=lambda i: values[i])
   r = [0.0] * len(values)
@@ -108,50 +102,64 @@ def spearman(a, b):
   return cov / (va * vb) if va > 0 and vb > 0 else None
 
 
-def agreeing_pairs(costs, times, margin):
-  """(pairs ranked alike, pairs counted): pairs whose measured times differ
-  by more than `margin` (relative), where the noise cannot decide."""
-  agree = total = 0
+def agreeing_pairs(costs, times, margin, cost_tie, least=0.0):
+  """(pairs ranked alike, pairs the cost model tells apart, pairs it prices
+  alike) among pairs whose measured times differ by more than `margin` and
+  by at least `least` (relative)."""
+  agree = apart = alike = 0
   for i in range(len(times)):
     for j in range(i + 1, len(times)):
       lo, hi = sorted((times[i], times[j]))
-      if hi <= lo * (1 + margin):
+      if hi <= lo * (1 + max(margin, least)):
         continue
-      total += 1
+      if max(costs[i], costs[j]) <= min(costs[i], costs[j]) * (1 + cost_tie):
+        alike += 1
+        continue
+      apart += 1
       agree += (costs[i] - costs[j]) * (times[i] - times[j]) > 0
-  return agree, total
+  return agree, apart, alike
 
 
 def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   p.add_argument("--modules", help="comma-separated HLO files (default: workloads, a corpus sample, shared models)")
-  p.add_argument("--repeat", type=int, default=7, help="seam bench rounds per order")
+  p.add_argument("--repeat", type=int, default=5, help="seam bench runs per order and round")
+  p.add_argument("--rounds", type=int, default=3, help="interleaved rounds per module (the median is kept)")
   p.add_argument("--margin", type=float, default=0.05, help="measured difference below which a pair is noise")
+  p.add_argument("--cost-tie", type=float, default=0.01, help="cost difference below which the model prices a pair alike")
+  p.add_argument("--large", type=float, default=0.3, help="measured difference of the pairs reported apart as large")
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--out", default=os.path.join(ROOT, "bench", "gym", "reward_check.json"))
   args = p.parse_args(argv)
   modules = args.modules.split(",") if args.modules else default_modules()
-  rows, agree_all, total_all, rhos = [], 0, 0, []
+  rows, rhos = [], []
+  totals = {"all": [0, 0, 0], "large": [0, 0, 0]}
   for path in modules:
-    tried = orders(os.path.abspath(path), args.seed)
-    measured = [(label, spec, cost, measure(path, spec, args.repeat)) for label, spec, cost in tried]
-    measured = [m for m in measured if m[3] is not None and m[2] is not None]
+    tried = [t for t in orders(os.path.abspath(path), args.seed) if t[2] is not None]
+    medians, _ = interleaved_ms(path, {label: spec for label, spec, _ in tried}, args.rounds, args.repeat)
+    measured = [(label, spec, cost, medians[label]) for label, spec, cost in tried if label in medians]
     costs, times = [m[2] for m in measured], [m[3] for m in measured]
     rho = spearman(costs, times) if len(measured) >= 3 else None
-    agree, total = agreeing_pairs(costs, times, args.margin)
-    agree_all, total_all = agree_all + agree, total_all + total
-    if rho is not None and total > 0:
+    counts = {"all": agreeing_pairs(costs, times, args.margin, args.cost_tie),
+              "large": agreeing_pairs(costs, times, args.margin, args.cost_tie, args.large)}
+    for key, c in counts.items():
+      totals[key] = [t + n for t, n in zip(totals[key], c)]
+    if rho is not None and sum(counts["all"][1:]) > 0:
       rhos.append(rho)
+    agree, apart, alike = counts["all"]
     name = os.path.basename(path)
     print(f"{name}: {len(measured)} orders, spearman {rho if rho is None else round(rho, 2)}, "
-          f"pairs beyond noise ranked alike {agree}/{total}; "
+          f"pairs beyond noise ranked alike {agree}/{apart}, priced alike {alike}; "
           + ", ".join(f"{label} {cost:.0f}us/{ms:.3f}ms" for label, _, cost, ms in measured), flush=True)
     rows.append({"module": name, "orders": [{"label": l, "spec": s, "cost_us": c, "measured_ms": t}
                                             for l, s, c, t in measured],
-                 "spearman": rho, "pairs_agreeing": agree, "pairs_beyond_noise": total})
+                 "spearman": rho, "pairs_agreeing": agree, "pairs_told_apart": apart, "pairs_priced_alike": alike})
   summary = {"modules": len(rows), "median_spearman_where_times_differ": sorted(rhos)[len(rhos) // 2] if rhos else None,
-             "pairs_agreeing": agree_all, "pairs_beyond_noise": total_all, "margin": args.margin,
-             "repeat": args.repeat}
+             "margin": args.margin, "cost_tie": args.cost_tie, "repeat": args.repeat, "rounds": args.rounds}
+  for key, (agree, apart, alike) in totals.items():
+    prefix = "" if key == "all" else f"beyond_{round(args.large * 100)}pct_"
+    summary.update({f"{prefix}pairs_agreeing": agree, f"{prefix}pairs_told_apart": apart,
+                    f"{prefix}pairs_priced_alike": alike})
   print(json.dumps(summary))
   with open(args.out, "w") as f:
     json.dump({"summary": summary, "rows": rows}, f, indent=1)
