@@ -162,7 +162,8 @@ void BindGym(nb::module_& m) {
   m.doc() = "Seam's pass-ordering gym (C++ core)";
 
   // Actions.
-  m.def("action_count", &ActionCount, "Registered passes + 1 (STOP).");
+  m.def("action_count", &ActionCount,
+        "Registered passes + the default pipeline's fixpoint phases + 1 (STOP).");
   m.def("stop_action", &StopAction, "The index of STOP, the last action.");
   m.def("action_names", &ActionNames, "Every action's name, by index ('stop' last).");
   m.def("action_descriptions", &ActionDescriptions,

@@ -37,6 +37,28 @@ TEST(Session, ActionsAreThePassRegistryThenStop) {
   EXPECT_FALSE(IsValidAction(ActionCount()));
 }
 
+TEST(Session, ThePhasesAreActionsThatSpellTheDefaultPipeline) {
+  EXPECT_GT(Action("simplify"), Action("cse"));
+  EXPECT_EQ(Action("cleanup"), StopAction() - 1);
+  EXPECT_FALSE(ActionByName("default").ok());  // the whole pipeline is no action
+  // The default pipeline's top-level steps, its phases one action each.
+  Session session = Started({.max_steps = 40}, kToyLoss);
+  for (const char* step :
+       {"layout-normalization", "sharding-remover", "transfer-remover", "collective-simplifier",
+        "optimization-barrier-expander", "call-inliner", "map-inline", "flatten-call-graph",
+        "batchnorm-expander", "gelu-expander", "computation-deduplicator", "dce", "simplify",
+        "while-loop-invariant-code-motion", "channels-last", "sink-data-movement",
+        "dot-strength-reduction", "broadcast-canonicalizer", "cleanup"}) {
+    ASSERT_TRUE(session.Step(Action(step)).ok()) << step;
+  }
+  absl::StatusOr<std::unique_ptr<Module>> fresh = LoadBenchmark(kToyLoss);
+  ASSERT_TRUE(fresh.ok());
+  absl::StatusOr<Pipeline> pipeline = Pipeline::Parse("default");
+  ASSERT_TRUE(pipeline.ok() && pipeline->Run(**fresh).ok());
+  EXPECT_EQ(PrintModule(session.module()), PrintModule(**fresh));
+  EXPECT_EQ(session.ops(), session.default_ops());
+}
+
 TEST(Session, ResetMeasuresInitialAndDefaultCounts) {
   Session session = Started();
   EXPECT_EQ(session.ops(), session.initial_ops());

@@ -36,6 +36,44 @@ TEST(PipelineSpec, DefaultExpandsToTheDefaultPipeline) {
   EXPECT_EQ(p->ToString(), q->ToString());
 }
 
+TEST(PipelineSpec, TheDefaultIsItsPhasesInOrder) {
+  // The default pipeline as it was written out before its phases had names.
+  absl::StatusOr<Pipeline> written = Pipeline::Parse(
+      "layout-normalization,sharding-remover,transfer-remover,collective-simplifier,"
+      "optimization-barrier-expander,call-inliner,map-inline,flatten-call-graph,"
+      "batchnorm-expander,gelu-expander,computation-deduplicator,dce,"
+      "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,zero-sized-hlo-elimination,"
+      "gather-simplifier,sort-simplifier,reduce-decomposer,conditional-simplifier,"
+      "while-loop-simplifier,dce),"
+      "while-loop-invariant-code-motion,channels-last,"
+      "fixpoint(reshape-mover,transpose-folding,conv-operand-folding,convert-mover,"
+      "simplify-fp-conversions,slice-sinker,algsimp,cse,dce),"
+      "dot-strength-reduction,broadcast-canonicalizer,"
+      "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,while-loop-simplifier,"
+      "computation-deduplicator,dce)");
+  absl::StatusOr<Pipeline> named = Pipeline::Parse("default");
+  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->ToString(), written->ToString());
+}
+
+TEST(PipelineSpec, NamedPipelinesParseAndShadowNoPass) {
+  ASSERT_FALSE(NamedPipelines().empty());
+  EXPECT_EQ(NamedPipelines()[0].name, "default");
+  for (const NamedPipeline& named : NamedPipelines()) {
+    SCOPED_TRACE(named.name);
+    EXPECT_EQ(FindPass(named.name), nullptr);
+    EXPECT_EQ(FindNamedPipeline(named.name), &named);
+    absl::StatusOr<Pipeline> by_name = Pipeline::Parse(named.name);
+    absl::StatusOr<Pipeline> by_spec = Pipeline::Parse(named.spec);
+    ASSERT_TRUE(by_name.ok()) << by_name.status();
+    ASSERT_TRUE(by_spec.ok()) << by_spec.status();
+    EXPECT_EQ(by_name->ToString(), by_spec->ToString());
+    EXPECT_FALSE(named.description.empty());
+  }
+  EXPECT_EQ(FindNamedPipeline("dce"), nullptr);
+}
+
 TEST(PipelineSpec, ErrorsNameTheColumn) {
   struct Case {
     const char* spec;

@@ -26,21 +26,58 @@
 // step unless they are constants.
 #include "seam/passes/pipeline.h"
 
+#include <array>
+
 namespace seam {
+namespace {
+
+// The phases of the default pipeline that loop to a fixpoint (its steps 3,
+// 4 and 5), named so specs and the gym's actions may run one whole: a
+// mover's single run leaves what the loop would carry on.
+constexpr char kSimplify[] =
+    "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,zero-sized-hlo-elimination,"
+    "gather-simplifier,sort-simplifier,reduce-decomposer,conditional-simplifier,"
+    "while-loop-simplifier,dce)";
+constexpr char kSinkDataMovement[] =
+    "fixpoint(reshape-mover,transpose-folding,conv-operand-folding,convert-mover,"
+    "simplify-fp-conversions,slice-sinker,algsimp,cse,dce)";
+constexpr char kCleanup[] =
+    "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,while-loop-simplifier,"
+    "computation-deduplicator,dce)";
+
+}  // namespace
 
 const char kDefaultPipeline[] =
     "layout-normalization,sharding-remover,transfer-remover,collective-simplifier,"
     "optimization-barrier-expander,"
     "call-inliner,map-inline,flatten-call-graph,batchnorm-expander,gelu-expander,"
-    "computation-deduplicator,dce,"
-    "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,zero-sized-hlo-elimination,"
-    "gather-simplifier,sort-simplifier,reduce-decomposer,conditional-simplifier,"
-    "while-loop-simplifier,dce),"
-    "while-loop-invariant-code-motion,channels-last,"
-    "fixpoint(reshape-mover,transpose-folding,conv-operand-folding,convert-mover,"
-    "simplify-fp-conversions,slice-sinker,algsimp,cse,dce),"
-    "dot-strength-reduction,broadcast-canonicalizer,"
-    "fixpoint(algsimp,cse,constant-folding,tuple-simplifier,while-loop-simplifier,"
-    "computation-deduplicator,dce)";
+    "computation-deduplicator,dce,simplify,"
+    "while-loop-invariant-code-motion,channels-last,sink-data-movement,"
+    "dot-strength-reduction,broadcast-canonicalizer,cleanup";
+
+absl::Span<const NamedPipeline> NamedPipelines() {
+  static const std::array<NamedPipeline, 4> kNamed = {{
+      {"default", kDefaultPipeline,
+       "Seam's default pipeline: canonical forms, then these phases with single passes between "
+       "them"},
+      {"simplify", kSimplify,
+       "Local simplification to a fixpoint: algebra, CSE, constants, tuples, dead code, "
+       "canonical gathers, sorts and reduces, trivial conditionals and loops"},
+      {"sink-data-movement", kSinkDataMovement,
+       "Data movement sunk, folded and merged to a fixpoint (reshapes, transposes, converts, "
+       "slices, convolution windows), simplifying after each"},
+      {"cleanup", kCleanup,
+       "The default pipeline's last cleanup to a fixpoint: algebra, CSE, constants, tuples, "
+       "loops, shared computations, dead code"},
+  }};
+  return kNamed;
+}
+
+const NamedPipeline* FindNamedPipeline(absl::string_view name) {
+  for (const NamedPipeline& named : NamedPipelines()) {
+    if (named.name == name) return &named;
+  }
+  return nullptr;
+}
 
 }  // namespace seam

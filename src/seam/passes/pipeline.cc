@@ -98,9 +98,9 @@ class Pipeline::Parser {
       steps.push_back(Step{nullptr, std::move(body)});
       return absl::OkStatus();
     }
-    if (name == "default") {
-      if (depth > 4) return Error("'default' nested too deeply");
-      Parser inner(kDefaultPipeline);
+    if (const NamedPipeline* named = FindNamedPipeline(name); named != nullptr) {
+      if (depth > 4) return Error(absl::StrCat("'", name, "' nested too deeply"));
+      Parser inner(named->spec);
       SEAM_ASSIGN_OR_RETURN(std::vector<Step> expanded, inner.ParseList(depth + 1));
       for (Step& s : expanded) steps.push_back(std::move(s));
       return absl::OkStatus();

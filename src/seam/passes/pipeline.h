@@ -1,9 +1,9 @@
 // Pipelines of passes built from a spec string:
 //   spec  := step (',' step)*
-//   step  := NAME | 'default' | 'fixpoint' '(' spec ')'
+//   step  := NAME | PIPELINE | 'fixpoint' '(' spec ')'
 // `fixpoint(...)` repeats its body until no pass in it changes the module (at
-// most PipelineOptions::max_fixpoint_iterations times); `default` stands for
-// kDefaultPipeline.
+// most PipelineOptions::max_fixpoint_iterations times); a named pipeline
+// (`default`, or a phase of it such as `simplify`) stands for its spec.
 #pragma once
 
 #include <memory>
@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "seam/ir/module.h"
 #include "seam/passes/pass.h"
 
@@ -20,6 +21,16 @@ namespace seam {
 
 // Seam's default pipeline: the clean graph the fusion planner starts from.
 extern const char kDefaultPipeline[];
+
+// A pipeline a spec may name like a pass.
+struct NamedPipeline {
+  absl::string_view name;
+  absl::string_view spec;
+  absl::string_view description;
+};
+// `default` first, then the default pipeline's fixpoint phases in its order.
+absl::Span<const NamedPipeline> NamedPipelines();
+const NamedPipeline* FindNamedPipeline(absl::string_view name);
 
 struct PipelineOptions {
   // Run the verifier after every pass and fail naming the pass that broke it.
